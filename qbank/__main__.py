@@ -1,0 +1,7 @@
+"""`python -m qbank`."""
+
+from __future__ import annotations
+
+from qbank.cli import main
+
+main()

@@ -1,0 +1,14 @@
+"""The check registry: one module per check family.
+
+Field rules (text, markers, options, classification) run inside pydantic validation: qbank/model.py
+attaches each one to its field. The checks listed here run in the engine after validation:
+RECORD_CHECKS on each loaded file, BANK_CHECKS once over all of them.
+"""
+
+from __future__ import annotations
+
+from qbank.checks import bank, classification, markers, options, text
+
+RECORD_CHECKS = (bank.check_topic, bank.check_path)
+BANK_CHECKS = (bank.check_duplicate_ids,)
+FAMILIES = (text, markers, options, classification, bank)

@@ -1,0 +1,209 @@
+"""Rules on the prose fields: titles, question and scenario length, placeholders, raw HTML.
+
+Each rule is a plain function from a value to a Problem (or None); the model attaches them to its
+fields (qbank/model.py), so they run inside pydantic validation and can be tested alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping
+
+from qbank.rules import Problem, rule
+
+TITLE_MAX = 120
+QUESTION_MAX = 200
+SCENARIO_MIN = 30
+
+_TRACK = r"(?:cloud|edge|mobile|tinyml|global)"
+_PLACEHOLDER_TITLES = (
+    re.compile(rf"(?i){_TRACK}\b.*\bL[1-6]\+?\s+\d+"),  # "Cloud Gpu Virtualization L3 0"
+    re.compile(rf"(?i){_TRACK}\s+new\s+\d+"),  # "Global New 0134"
+    re.compile(r"(?i)(?:todo|tbd|untitled|placeholder|new question|title|question \d+)"),
+)
+_ID_IN_TEXT = re.compile(rf"(?i)\b{_TRACK}-(?:[a-z0-9]+-)*\d{{3,}}\b")  # "(tinyml-0290)"
+_TODO = re.compile(r"<\s*TODO", re.IGNORECASE)
+
+
+@rule("QB110", "placeholder")
+def placeholder(text: str) -> Problem | None:
+    """Text must not be a placeholder: no `<TODO` left from a template, no machine-made title.
+
+    The reference bank shipped 223 titles such as "Cloud Gpu Virtualization L3 0" and
+    "Global New 0134" (research/anchor-vault.md §7.1), and its template's `<TODO: …>` text passed
+    its own marker check. Here any field containing `<TODO`, and any title made of a track name
+    and a number, a bare "Untitled"/"TODO", or a question id, is an error.
+
+    Fails:
+        title: Cloud Gpu Virtualization L3 0
+    Passes:
+        title: Sharing One A100 Between Three Inference Services with MIG
+    """
+    match = _TODO.search(text)
+    if match:
+        return Problem("unfilled template text `<TODO`", text[match.start():match.start() + 40])
+    return None
+
+
+def placeholder_title(title: str) -> Problem | None:
+    """The title half of the placeholder rule (see `placeholder`)."""
+    for pattern in _PLACEHOLDER_TITLES:
+        if pattern.fullmatch(title.strip()):
+            return Problem(f"placeholder title {title!r}: write a concrete, searchable title")
+    match = _ID_IN_TEXT.search(title)
+    if match:
+        return Problem(f"title contains the question id {match.group(0)!r}: titles describe the problem")
+    return placeholder(title)
+
+
+_MARKDOWN = re.compile(r"\*\*|__|`|\[[^\]]*\]\([^)]*\)|^#|(?<![\w*])\*\S[^*]*\*(?![\w*])")
+_LATEX = re.compile(r"\\[A-Za-z]+|\$[^$]*[\\^_{}][^$]*\$|\$\$")
+
+
+@rule("QB112", "title-format")
+def title_format(title: str) -> Problem | None:
+    """Titles are plain text: at most 120 characters, no trailing period, no underscores, no
+    markdown, no LaTeX, no leading, trailing or doubled spaces.
+
+    The title is shown as a heading and in search results, where markup shows as raw characters.
+
+    Fails:
+        title: The `loss_scale` Collapse.
+    Passes:
+        title: The Loss Scale Collapse
+    """
+    problems = []
+    if len(title) > TITLE_MAX:
+        problems.append(f"{len(title)} characters (at most {TITLE_MAX})")
+    if title.rstrip().endswith(".") and not title.rstrip().endswith(".."):
+        problems.append("ends with a period")
+    if "_" in title:
+        problems.append("contains an underscore (write words, not identifiers)")
+    if _MARKDOWN.search(title):
+        problems.append("contains markdown")
+    if _LATEX.search(title):
+        problems.append("contains LaTeX")
+    if title != title.strip() or "  " in title:
+        problems.append("has leading, trailing or repeated spaces")
+    return Problem("title " + "; ".join(problems)) if problems else None
+
+
+# Chicago-style: articles, coordinating conjunctions and short prepositions stay lower case.
+# Four-letter prepositions (from, into, over, with) are accepted either way: style guides differ.
+SMALL_WORDS = frozenset("a an the and but or nor as at by for in of on to vs vs. via per".split())
+EITHER_CASE = frozenset("from into onto over with than upon like near past down off out up".split())
+_EDGE_PUNCTUATION = "\"'“”‘’()[]{},;!?"
+
+
+@rule("QB111", "title-case")
+def title_case(title: str, lowercase: Collection[str] = (), spellings: Mapping[str, str] = {}) -> Problem | None:
+    """Titles use Title Case.
+
+    Major words start with a capital. The short words a, an, the, and, but, or, nor, as, at, by,
+    for, in, of, on, to, vs, via, per are lower case unless first, last or right after a colon;
+    longer prepositions and particles (from, into, over, with, up, off ...) may go either way.
+    Acronyms and identifiers are kept as written (FP16, V100, KV, vLLM, cuBLAS, PyTorch): any word
+    with a capital after its first letter, or starting with a digit or symbol, is accepted. Known
+    acronyms must use their canonical spelling ("Gpu" is "GPU"), and lower-case technical tokens
+    such as `mmap` are accepted when listed in `schema/title-words.yaml`. In hyphenated and
+    slashed compounds only the first part is checked for case ("Memory-bound" and "Memory-Bound"
+    both pass); acronym spellings are checked in every part.
+
+    Fails:
+        title: the fp16 loss scaling dance
+    Passes:
+        title: The FP16 Loss Scaling Dance
+    """
+    words = title.split()
+    fixes = []
+    for index, raw in enumerate(words):
+        word = raw.strip(_EDGE_PUNCTUATION).rstrip(":")
+        if not word:
+            continue
+        edge = index == 0 or index == len(words) - 1 or words[index - 1].endswith(":")
+        expected = _expected_word(word, edge, lowercase, spellings)
+        if expected != word:
+            fixes.append(f"{word!r} -> {expected!r}")
+    if fixes:
+        return Problem("title is not in Title Case: " + ", ".join(fixes))
+    return None
+
+
+def _expected_word(word: str, edge: bool, lowercase: Collection[str], spellings: Mapping[str, str]) -> str:
+    if word in lowercase:
+        return word
+    parts = re.split(r"([-/])", word)
+    if len(parts) > 1:
+        rest = "".join(spellings.get(p.lower(), p) for p in parts[1:])
+        if not parts[0] or parts[0].lower() in SMALL_WORDS:  # "On-Demand", "A/B": a compound, not an article
+            return parts[0] + rest
+        return _expected_word(parts[0], edge, lowercase, spellings) + rest
+    if word.lower() in spellings:
+        return spellings[word.lower()]
+    if not word[0].isalpha() or any(c.isupper() for c in word[1:]) or re.search(r"[._(]", word):
+        return word  # starts with a digit or symbol, or an identifier such as vLLM, torch.compile
+    if word.lower() in SMALL_WORDS:
+        return word[0].upper() + word[1:] if edge else word.lower()
+    if word.lower() in EITHER_CASE and not edge:
+        return word
+    return word[0].upper() + word[1:]
+
+
+@rule("QB120", "question-length")
+def question_length(question: str) -> Problem | None:
+    """`question` is one focused interrogative of at most 200 characters.
+
+    The scenario carries the context; a question that needs more than 200 characters is usually
+    two questions.
+
+    Fails:
+        question: (a 260-character question that restates the scenario before asking)
+    Passes:
+        question: What happened to the gradients, and what mechanism should have prevented it?
+    """
+    if len(question) > QUESTION_MAX:
+        return Problem(f"question is {len(question)} characters (at most {QUESTION_MAX})")
+    return None
+
+
+@rule("QB121", "scenario-length")
+def scenario_length(scenario: str) -> Problem | None:
+    """`scenario` sets up a concrete situation in at least 30 characters.
+
+    Fails:
+        scenario: Training is slow.
+    Passes:
+        scenario: A 7B model trains at 40% MFU on 8 H100s while the data loader is at 100% CPU.
+    """
+    if len(scenario.strip()) < SCENARIO_MIN:
+        return Problem(f"scenario is {len(scenario.strip())} characters (at least {SCENARIO_MIN})")
+    return None
+
+
+_CODE_SPAN = re.compile(r"`[^`\n]*`")
+_HTML = re.compile(
+    r"</?[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>"  # a tag
+    r"|<\s*(?:script|iframe|object|embed|svg|img|style|link|meta|base|form)\b"  # an opening, unclosed
+    r"|(?:javascript|vbscript|data\s*:\s*text/html)\s*:?"  # a scriptable URL scheme
+    r"|\bon[a-z]+\s*=",  # an event-handler attribute (onerror=, onload=)
+    re.IGNORECASE,
+)
+
+
+@rule("QB122", "raw-html")
+def raw_html(text: str) -> Problem | None:
+    """Prose fields are plain text: no HTML tags, `<script`, `javascript:` URLs or `onerror=`
+    style attributes (code spans in backticks are exempt).
+
+    Questions are rendered on a study site; markup in a question is either a bug or an attack.
+
+    Fails:
+        scenario: Your dashboard shows <b>OOM</b> errors <script>alert(1)</script> on every node.
+    Passes:
+        scenario: Your dashboard shows OOM errors on every node after the batch size doubles.
+    """
+    match = _HTML.search(_CODE_SPAN.sub(lambda m: " " * len(m.group(0)), text))
+    if match:
+        found = text[match.start():match.end()]
+        return Problem(f"raw HTML or script {found[:40]!r}: write plain text", found)
+    return None

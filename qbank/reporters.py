@@ -1,0 +1,112 @@
+"""Output formats. Reporters only format: severity, filtering and exit codes are decided elsewhere."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import asdict
+
+from qbank import __version__, rules
+from qbank.engine import Report
+from qbank.finding import Finding
+
+JSON_VERSION = 1
+
+
+def text(report: Report) -> str:
+    """`path:line:col: CODE name message`, one per line, then a summary line (ruff/flake8 style)."""
+    lines = [f"{f.path}:{f.line}:{f.column}: {f.code} {f.name} {f.message}" for f in report.findings]
+    s = report.summary
+    deleted = f", {s.deleted} deleted" if s.deleted else ""
+    lines.append(
+        f"{s.files} files, {s.questions} questions{deleted}: {s.errors} errors, {s.warnings} warnings"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def as_json(report: Report) -> str:
+    """The JSON contract other commands reuse: {"version", "summary", "findings"}."""
+    document = {
+        "version": JSON_VERSION,
+        "summary": asdict(report.summary),
+        "findings": [_finding_dict(f) for f in report.findings],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _finding_dict(f: Finding) -> dict[str, object]:
+    return {
+        "path": f.path, "line": f.line, "column": f.column, "code": f.code, "name": f.name,
+        "severity": f.severity.value, "message": f.message, "question_id": f.question_id,
+    }
+
+
+def github(report: Report) -> str:
+    """GitHub Actions workflow commands: each finding becomes an annotation on its line.
+
+    Escaping follows @actions/core: data escapes % CR LF; properties also escape : and ,.
+    """
+    lines = []
+    for f in report.findings:
+        props = f"file={_prop(f.path)},line={f.line},col={f.column},title={_prop(f'{f.code} {f.name}')}"
+        lines.append(f"::{f.severity.value} {props}::{_data(f.message)}")
+    s = report.summary
+    lines.append(f"qbank: {s.files} files, {s.questions} questions: {s.errors} errors, {s.warnings} warnings")
+    return "\n".join(lines) + "\n"
+
+
+def _data(value: str) -> str:
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _prop(value: str) -> str:
+    return _data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def sarif(report: Report) -> str:
+    """SARIF 2.1.0 with every rule described, for GitHub code scanning."""
+    every = rules.all_rules()
+    index = {r.code: i for i, r in enumerate(every)}
+    run = {
+        "tool": {"driver": {
+            "name": "qbank",
+            "version": __version__,
+            "informationUri": "https://github.com/qbank/qbank",
+            "rules": [_sarif_rule(r) for r in every],
+        }},
+        "originalUriBaseIds": {"%SRCROOT%": {"uri": "./"}},
+        "results": [_sarif_result(f, index[f.code]) for f in report.findings],
+    }
+    document = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [run],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _sarif_rule(r: rules.Rule) -> dict[str, object]:
+    return {
+        "id": r.code,
+        "name": r.name,
+        "shortDescription": {"text": r.summary},
+        "fullDescription": {"text": r.doc},
+        "help": {"text": f"Run `qbank explain {r.code}`.\n\n{r.doc}"},
+        "defaultConfiguration": {"level": r.severity.value},
+    }
+
+
+def _sarif_result(f: Finding, rule_index: int) -> dict[str, object]:
+    return {
+        "ruleId": f.code,
+        "ruleIndex": rule_index,
+        "level": f.severity.value,
+        "message": {"text": f.message},
+        "locations": [{"physicalLocation": {
+            "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
+            "region": {"startLine": f.line, "startColumn": f.column},
+        }}],
+    }
+
+
+FORMATS: dict[str, Callable[[Report], str]] = {"text": text, "json": as_json, "github": github, "sarif": sarif}

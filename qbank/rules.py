@@ -1,0 +1,92 @@
+"""The rule registry: every finding names a rule, and a rule's documentation is its function's docstring.
+
+A rule is declared by decorating the function that detects it:
+
+    @rule("QB110", "title-case")
+    def title_case(title: str) -> str | None:
+        '''Docs, with a failing and a passing example.'''
+
+`qbank explain` prints that docstring, so the documentation has one source (STYLE.md, habit 3).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from qbank.finding import Finding, Severity
+
+F = TypeVar("F", bound=Callable[..., object])
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    severity: Severity
+    doc: str
+
+    @property
+    def summary(self) -> str:
+        """The docstring's first paragraph, on one line."""
+        return " ".join(self.doc.split("\n\n")[0].split())
+
+    def finding(
+        self, path: str, line: int, column: int, message: str, question_id: str | None = None
+    ) -> Finding:
+        return Finding(path, line, column, self.code, self.name, self.severity, message, question_id)
+
+
+_BY_NAME: dict[str, Rule] = {}
+_BY_CODE: dict[str, Rule] = {}
+_BY_FUNCTION: dict[object, Rule] = {}
+
+
+def rule(code: str, name: str, severity: Severity = Severity.ERROR) -> Callable[[F], F]:
+    """Register the decorated function as the implementation (and documentation) of a rule."""
+
+    def register(fn: F) -> F:
+        doc = inspect.getdoc(fn)
+        if not doc:
+            raise TypeError(f"rule {name} needs a docstring: it is the rule's documentation")
+        if name in _BY_NAME or code in _BY_CODE:
+            raise ValueError(f"rule {code} {name} registered twice")
+        _BY_NAME[name] = _BY_CODE[code] = _BY_FUNCTION[fn] = Rule(code, name, severity, doc)
+        return fn
+
+    return register
+
+
+def of(fn: Callable[..., object]) -> Rule:
+    """The rule a decorated function implements."""
+    return _BY_FUNCTION[fn]
+
+
+def get(code_or_name: str) -> Rule:
+    """Look a rule up by code (`QB110`, any case) or name (`title-case`). KeyError if unknown."""
+    key = code_or_name.strip()
+    found = _BY_CODE.get(key.upper()) or _BY_NAME.get(key.lower())
+    if found is None:
+        raise KeyError(code_or_name)
+    return found
+
+
+def all_rules() -> list[Rule]:
+    """Every rule, sorted by code. Importing a module registers the rules it defines."""
+    import qbank.checks  # noqa: F401
+    import qbank.source  # noqa: F401
+    import qbank.taxonomy  # noqa: F401
+    import qbank.validate  # noqa: F401
+
+    return sorted(_BY_CODE.values(), key=lambda r: r.code)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What a field rule returns when the value breaks it: a message, and optionally a piece of the
+    value's text to point the finding at (a marker inside a long napkin-math block)."""
+
+    message: str
+    snippet: str = ""

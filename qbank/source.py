@@ -1,0 +1,483 @@
+"""Load one YAML file into plain data plus the position of every key and value, or a Finding.
+
+This is the only module that parses YAML for the audit (ruamel.yaml is kept for tools that rewrite
+files, where comments must survive). Why not ruamel here: its round-trip loader is ~20x slower than
+libyaml (research/perf-notes.md). libyaml's C composer gives nodes with marks; the walker below turns
+them into dicts and a position map, and enforces the hostile-input rules that a plain
+`yaml.load(CSafeLoader)` does not: duplicate keys (PyYAML keeps the last one silently), aliases (an
+alias bomb), explicit tags (`!!python/object/apply`), merge keys, and nesting deep enough to overflow
+the C composer's stack (measured here: a segfault at 100,000 levels).
+
+Scalars follow the YAML 1.2 core schema, not PyYAML's 1.1 rules: `no`, `on` and `1:30` stay strings
+(research/ecosystem.md §4.8). Nothing read from a file is ever executed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from qbank.finding import Finding
+from qbank.rules import of, rule
+
+MAX_BYTES = 256 * 1024
+MAX_DEPTH = 64  # a question is 3 levels deep; libyaml's C composer recurses once per level
+
+Loc = tuple[str | int, ...]
+
+try:  # libyaml's C parser; the pure-Python parser is the same API, only slower
+    from yaml._yaml import CParser as _Parser
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    from yaml.loader import Loader as _Parser  # type: ignore[assignment]
+
+_IMPLICIT = "tag:qbank:implicit"
+
+
+class _Composer(_Parser):  # type: ignore[misc, valid-type]
+    """libyaml's composer with tag resolution switched off.
+
+    The composer calls `resolve` only for nodes without an explicit tag, so every node whose tag
+    is not `_IMPLICIT` carried a tag in the file. Skipping PyYAML's regex resolvers also saves time.
+    """
+
+    def resolve(self, kind: object, value: object, implicit: object) -> str:
+        return _IMPLICIT
+
+    def descend_resolver(self, parent: object, index: object) -> None:
+        return None
+
+    def ascend_resolver(self) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class _Span:
+    key_line: int  # 0-based, as libyaml reports them
+    key_col: int
+    line: int
+    col: int
+    start: int  # character offsets of the value in the text
+    end: int
+
+
+class Positions:
+    """Where each key and value of a document sits. `loc` is a path such as ("details", "options", 2).
+
+    Every public method returns 1-based (line, column): the one place positions are made.
+    """
+
+    def __init__(self, text: str, spans: dict[Loc, _Span]) -> None:
+        self._text = text
+        self._spans = spans
+
+    def _nearest(self, loc: Loc) -> tuple[Loc, _Span | None]:
+        while loc and loc not in self._spans:
+            loc = loc[:-1]
+        return loc, self._spans.get(loc)
+
+    def key(self, loc: Loc) -> tuple[int, int]:
+        """The key of `loc` (or of its nearest existing ancestor); (1, 1) for the document."""
+        _, span = self._nearest(loc)
+        return (span.key_line + 1, span.key_col + 1) if span else (1, 1)
+
+    def value(self, loc: Loc) -> tuple[int, int]:
+        """The value of `loc`; for a missing key, the key of its nearest existing ancestor."""
+        found, span = self._nearest(loc)
+        if span is None:
+            return (1, 1)
+        if found != loc:
+            return (span.key_line + 1, span.key_col + 1)
+        return (span.line + 1, span.col + 1)
+
+    def in_value(self, loc: Loc, snippet: str) -> tuple[int, int]:
+        """The place of `snippet` inside the source text of the value at `loc`.
+
+        Block and multi-line scalars fold or indent their text, so search the raw source for the
+        snippet rather than computing offsets; fall back to the value's own position.
+        """
+        found, span = self._nearest(loc)
+        if span is None or found != loc:
+            return self.value(loc)
+        for probe in (snippet[:40], snippet[:12]):
+            probe = probe.strip()
+            index = self._text.find(probe, span.start, span.end) if probe else -1
+            if index >= 0:
+                return _line_col(self._text, index)
+        return self.value(loc)
+
+
+@dataclass(frozen=True)
+class Document:
+    path: str
+    data: dict[str, Any]
+    positions: Positions
+
+
+class _Problem(Exception):
+    """Raised inside the walker; becomes exactly one Finding for the file."""
+
+    def __init__(self, finding_of: Any, mark: Any, message: str) -> None:
+        super().__init__(message)
+        self.finding_of = finding_of
+        self.mark = mark
+        self.message = message
+
+
+def load(path: str | os.PathLike[str], display: str | None = None) -> Document | Finding:
+    """Read and parse one file. Never raises for anything a file can contain."""
+    shown = display or str(path)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+    except OSError as exc:
+        return unreadable_file(shown, exc)
+    if len(data) > MAX_BYTES:
+        return file_too_large(shown)
+    return load_bytes(data, shown)
+
+
+def load_bytes(data: bytes, path: str) -> Document | Finding:
+    """Parse bytes already read (tests and the loader share this path)."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        return encoding(path, 1, 1, "file starts with a UTF-8 byte-order mark; save it without one")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        return encoding(path, line, column, f"bytes that are not UTF-8 ({exc.reason}) at byte {exc.start}")
+    return load_text(text, path)
+
+
+def load_text(text: str, path: str) -> Document | Finding:
+    """Parse YAML text into a Document, or return the first problem as a Finding."""
+    try:
+        _check_events_if_suspicious(text)
+        node = _compose(text)
+        if node is None:
+            return empty_file(path)
+        spans: dict[Loc, _Span] = {(): _Span(0, 0, 0, 0, 0, len(text))}
+        data = _Walker(spans).walk(node, ())
+    except _Problem as problem:
+        line, column = _mark_position(problem.mark)
+        return problem.finding_of(path, line, column, problem.message)  # type: ignore[no-any-return]
+    except yaml.YAMLError as exc:
+        line, column, message = _describe_yaml_error(text, exc)
+        return yaml_syntax(path, line, column, message)
+    if not isinstance(data, dict):
+        return not_mapping(path, type(data).__name__)
+    return Document(path, data, Positions(text, spans))
+
+
+def _compose(text: str) -> Any:
+    parser = _Composer(text)
+    try:
+        return parser.get_single_node()
+    finally:
+        parser.dispose()
+
+
+# --- hostile-input pre-checks -----------------------------------------------------------------
+
+_ANCHOR_START = re.compile(r"(?:^|[\s\[{,])&[^\s\[\]{},]", re.MULTILINE)
+_INDENT = re.compile(r"^ *", re.MULTILINE)
+_COMPACT = re.compile(r"(?:[-?][ \t]+)+")
+
+
+def _check_events_if_suspicious(text: str) -> None:
+    """Walk libyaml's event stream (flat, no recursion) when the text might nest too deeply or
+    define an anchor. Both are rare, so a cheap textual bound decides whether to pay for it.
+
+    The bound over-counts: flow brackets anywhere, the deepest indentation, and the longest run
+    of compact `- ` / `? ` indicators each bound how deep block and flow collections can nest.
+    """
+    longest_run = max((len(m) for m in _COMPACT.findall(text)), default=0)
+    deepest = max((len(m) for m in _INDENT.findall(text)), default=0)
+    bound = text.count("[") + text.count("{") + deepest + longest_run + 2
+    if bound <= MAX_DEPTH and not _ANCHOR_START.search(text):
+        return
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.SafeLoader):
+        if getattr(event, "anchor", None) is not None:
+            what = f"an alias (*{event.anchor})" if isinstance(event, yaml.AliasEvent) else f"an anchor (&{event.anchor})"
+            raise _Problem(yaml_alias, event.start_mark, what)
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise _Problem(nesting_too_deep, event.start_mark, f"more than {MAX_DEPTH} levels")
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+
+
+# --- the walker -------------------------------------------------------------------------------
+
+
+class _Walker:
+    def __init__(self, spans: dict[Loc, _Span]) -> None:
+        self.spans = spans
+        self.seen: set[int] = set()
+
+    def walk(self, node: yaml.Node, loc: Loc) -> Any:
+        # The composer shares one node object for an anchor and each alias of it: a second visit
+        # is an alias. Refusing it here is what stops an alias bomb from expanding.
+        if id(node) in self.seen:
+            raise _Problem(yaml_alias, node.start_mark, "an alias (*name) reusing an anchored node")
+        self.seen.add(id(node))
+        if node.tag != _IMPLICIT:
+            raise _Problem(yaml_tag, node.start_mark, f"explicit tag {node.tag!r}")
+        if isinstance(node, yaml.MappingNode):
+            return self._mapping(node, loc)
+        if isinstance(node, yaml.SequenceNode):
+            items = []
+            for index, item in enumerate(node.value):
+                self._record(loc + (index,), item, item)
+                items.append(self.walk(item, loc + (index,)))
+            return items
+        return scalar_value(node.value, node.style)
+
+    def _mapping(self, node: yaml.MappingNode, loc: Loc) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise _Problem(yaml_syntax, key_node.start_mark, "a mapping key must be a plain scalar")
+            if key_node.tag != _IMPLICIT:
+                raise _Problem(yaml_tag, key_node.start_mark, f"explicit tag {key_node.tag!r}")
+            key = key_node.value
+            if key == "<<" and not key_node.style:
+                raise _Problem(merge_key, key_node.start_mark, "merge key `<<`")
+            if key in out:
+                first = self.spans[loc + (key,)].key_line + 1
+                raise _Problem(duplicate_key, key_node.start_mark, f"key {key!r} repeats line {first}")
+            self._record(loc + (key,), key_node, value_node)
+            out[key] = self.walk(value_node, loc + (key,))
+        return out
+
+    def _record(self, loc: Loc, key_node: yaml.Node, value_node: yaml.Node) -> None:
+        start, end = value_node.start_mark, value_node.end_mark
+        self.spans[loc] = _Span(
+            key_node.start_mark.line, key_node.start_mark.column,
+            start.line, start.column, start.index, end.index,
+        )
+
+
+# YAML 1.2 core schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution), for plain scalars only.
+_NULL = re.compile(r"~|null|Null|NULL|")
+_BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+_INT = re.compile(r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+")
+_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
+_SPECIAL_FLOAT = {".inf": "inf", ".Inf": "inf", ".INF": "inf", "-.inf": "-inf", "-.Inf": "-inf",
+                  "-.INF": "-inf", "+.inf": "inf", "+.Inf": "inf", "+.INF": "inf",
+                  ".nan": "nan", ".NaN": "nan", ".NAN": "nan"}
+
+
+def scalar_value(text: str, style: str | None) -> Any:
+    """The typed value of a scalar: quoted and block scalars are always strings."""
+    if style:
+        return text
+    if _NULL.fullmatch(text):
+        return None
+    if text in _BOOL:
+        return _BOOL[text]
+    try:
+        if _INT.fullmatch(text):
+            return int(text, 0) if text[:2] in ("0o", "0x") else int(text)
+        if _FLOAT.fullmatch(text):
+            return float(text)
+    except ValueError:  # e.g. more digits than int() accepts (CVE-2020-10735 limit)
+        return text
+    if text in _SPECIAL_FLOAT:
+        return float(_SPECIAL_FLOAT[text])
+    return text
+
+
+# --- positions and error text -----------------------------------------------------------------
+
+
+def _line_col(text: str, index: int) -> tuple[int, int]:
+    line = text.count("\n", 0, index) + 1
+    return line, index - (text.rfind("\n", 0, index) + 1) + 1
+
+
+def _mark_position(mark: Any) -> tuple[int, int]:
+    return (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+
+
+def _describe_yaml_error(text: str, exc: yaml.YAMLError) -> tuple[int, int, str]:
+    if isinstance(exc, yaml.reader.ReaderError):  # bad characters: it reports a character offset
+        line, column = _line_col(text, min(exc.position, len(text)))
+        return line, column, f"character #x{exc.character:04x} is not allowed in YAML: {exc.reason}"
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        parts = [p for p in (exc.context, exc.problem) if p]
+        line, column = _mark_position(mark)
+        return line, column, "; ".join(parts) or "invalid YAML"
+    return 1, 1, str(exc).splitlines()[0] if str(exc) else "invalid YAML"
+
+
+def iter_yaml_files(root: Path) -> Iterator[Path]:
+    """Every *.yaml / *.yml file under `root`, in a stable order. Directories named *.yaml are skipped
+    by the walk itself (they are directories, not files)."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(filenames):
+            if name.endswith((".yaml", ".yml")):
+                yield Path(dirpath) / name
+
+
+# --- the rules this module reports ------------------------------------------------------------
+
+
+@rule("QB001", "yaml-syntax")
+def yaml_syntax(path: str, line: int, column: int, message: str) -> Finding:
+    """The file must be valid YAML holding exactly one document.
+
+    Reported at the place libyaml stopped, with its explanation. Control characters such as NUL
+    and non-scalar mapping keys are reported here too.
+
+    Fails:
+        title: "an unterminated string
+    Passes:
+        title: "A Terminated String"
+    """
+    return of(yaml_syntax).finding(path, line, column, f"invalid YAML: {message}")
+
+
+@rule("QB002", "duplicate-key")
+def duplicate_key(path: str, line: int, column: int, message: str) -> Finding:
+    """A key may appear only once in a mapping.
+
+    Most YAML loaders keep the last value silently, so the first one is lost without a word.
+
+    Fails:
+        level: L2
+        level: L3
+    Passes:
+        level: L3
+    """
+    return of(duplicate_key).finding(path, line, column, f"duplicate {message}")
+
+
+@rule("QB003", "encoding")
+def encoding(path: str, line: int, column: int, message: str) -> Finding:
+    """Files are UTF-8 without a byte-order mark.
+
+    Fails:
+        (a file saved as Latin-1 or UTF-16, or starting with the bytes EF BB BF)
+    Passes:
+        (the same text saved as plain UTF-8)
+    """
+    return of(encoding).finding(path, line, column, message)
+
+
+@rule("QB004", "empty-file")
+def empty_file(path: str) -> Finding:
+    """A question file must hold a question: an empty file, or one of only comments, is an error.
+
+    Fails:
+        # nothing here yet
+    Passes:
+        id: cloud-202611-0001
+        (and the rest of the question)
+    """
+    return of(empty_file).finding(path, 1, 1, "file is empty (no YAML document)")
+
+
+@rule("QB005", "not-mapping")
+def not_mapping(path: str, found: str) -> Finding:
+    """The top level of a question file is a mapping of field names to values.
+
+    Fails:
+        - id: cloud-202611-0001
+    Passes:
+        id: cloud-202611-0001
+    """
+    return of(not_mapping).finding(path, 1, 1, f"top level is a {found}, not a mapping of fields")
+
+
+@rule("QB006", "yaml-alias")
+def yaml_alias(path: str, line: int, column: int, message: str) -> Finding:
+    """Anchors (`&name`) and aliases (`*name`) are not allowed.
+
+    Question files have no use for them, and aliases are how a few lines of YAML expand into
+    gigabytes (the "billion laughs" alias bomb).
+
+    Fails:
+        tags: &t [fp16]
+        keywords: *t
+    Passes:
+        tags: [fp16]
+        keywords: [fp16]
+    """
+    return of(yaml_alias).finding(path, line, column, f"{message}: anchors and aliases are not allowed")
+
+
+@rule("QB007", "yaml-tag")
+def yaml_tag(path: str, line: int, column: int, message: str) -> Finding:
+    """Explicit YAML tags (`!!python/object`, `!!str`, `!custom`) are not allowed.
+
+    Tags ask a loader to build arbitrary objects; qbank never does, and refuses the file.
+
+    Fails:
+        title: !!python/object/apply:os.system ["true"]
+    Passes:
+        title: The FP16 Loss Scaling Dance
+    """
+    return of(yaml_tag).finding(path, line, column, f"{message}: tags are not allowed")
+
+
+@rule("QB008", "merge-key")
+def merge_key(path: str, line: int, column: int, message: str) -> Finding:
+    """The YAML 1.1 merge key `<<` is not allowed: write the fields out.
+
+    Fails:
+        <<: {track: cloud}
+    Passes:
+        track: cloud
+    """
+    return of(merge_key).finding(path, line, column, f"{message} is not allowed; write the fields out")
+
+
+@rule("QB009", "file-too-large")
+def file_too_large(path: str) -> Finding:
+    """A question file is at most 256 KiB (real questions are 2 to 5 KiB).
+
+    The cap keeps a hostile file from exhausting memory or time; the file is not parsed.
+
+    Fails:
+        (a 300 KiB file)
+    Passes:
+        (a 3 KiB question)
+    """
+    return of(file_too_large).finding(path, 1, 1, f"file is larger than {MAX_BYTES // 1024} KiB; not parsed")
+
+
+@rule("QB010", "unreadable-file")
+def unreadable_file(path: str, exc: OSError) -> Finding:
+    """The file could not be read (permissions, a broken link, removed during the run).
+
+    Fails:
+        (a file with mode 000)
+    Passes:
+        (a readable file)
+    """
+    return of(unreadable_file).finding(path, 1, 1, f"cannot read file: {exc.strerror or exc}")
+
+
+@rule("QB011", "nesting-too-deep")
+def nesting_too_deep(path: str, line: int, column: int, message: str) -> Finding:
+    """Collections nest at most 64 levels (a question uses 3).
+
+    Deeper nesting is only ever hostile: it overflows recursive YAML composers.
+
+    Fails:
+        title: [[[[[[ ... 100 levels ... ]]]]]]
+    Passes:
+        tags: [fp16, loss-scaling]
+    """
+    return of(nesting_too_deep).finding(path, line, column, f"nesting too deep: {message}")

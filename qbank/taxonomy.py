@@ -1,0 +1,114 @@
+"""The bank's reference data under `schema/`: the topic taxonomy and the title word lists.
+
+Failing closed: a missing, unreadable or malformed file is a `taxonomy` finding (an error), never a
+silent skip. The reference system's topic check read a file that did not exist and so checked
+nothing (research/anchor-vault.md §1.5).
+
+A folder outside any bank is audited against the copies shipped inside the package, and the audit
+says so.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from qbank import source
+from qbank.finding import Finding
+from qbank.rules import of, rule
+
+TAXONOMY_FILE = "taxonomy.yaml"
+TITLE_WORDS_FILE = "title-words.yaml"
+_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
+@dataclass(frozen=True)
+class BankSchema:
+    """What the checks need from `schema/`: topics, and the words titles may use as written."""
+
+    origin: str  # the folder it came from, or "builtin"
+    topics: frozenset[str]
+    lowercase_words: frozenset[str]
+    spellings: dict[str, str]  # lower-cased word -> canonical spelling
+
+
+def find_bank_root(start: Path) -> Path | None:
+    """The nearest folder at or above `start` that holds both `questions/` and `schema/`."""
+    here = start.resolve()
+    for folder in (here, *here.parents):
+        if (folder / "questions").is_dir() and (folder / "schema").is_dir():
+            return folder
+    return None
+
+
+def load_bank_schema(schema_dir: Path | None) -> BankSchema | Finding:
+    """Read the schema files of a bank, or the package's copies when `schema_dir` is None."""
+    if schema_dir is None:
+        folder = resources.files("qbank") / "data"
+        origin = "builtin"
+    else:
+        folder = schema_dir  # type: ignore[assignment]
+        origin = str(schema_dir)
+    topics = _read(folder / TAXONOMY_FILE, _parse_topics)  # type: ignore[operator]
+    if isinstance(topics, Finding):
+        return topics
+    words = _read(folder / TITLE_WORDS_FILE, _parse_title_words)  # type: ignore[operator]
+    if isinstance(words, Finding):
+        return words
+    lowercase, spellings = words
+    return BankSchema(origin, topics, lowercase, spellings)
+
+
+def _read(path: Any, parse: Any) -> Any:
+    shown = str(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return taxonomy(shown, 1, 1, f"cannot read {path.name}: {exc.strerror or exc}")
+    document = source.load_bytes(data, shown)
+    if isinstance(document, Finding):
+        return taxonomy(shown, document.line, document.column, document.message)
+    try:
+        return parse(document.data)
+    except ValueError as exc:
+        return taxonomy(shown, 1, 1, str(exc))
+
+
+def _parse_topics(data: dict[str, Any]) -> frozenset[str]:
+    groups = data.get("topics")
+    if not isinstance(groups, dict) or not groups:
+        raise ValueError("expected `topics:` mapping competency areas to lists of topic slugs")
+    topics: set[str] = set()
+    for area, slugs in groups.items():
+        if not isinstance(slugs, list) or not all(isinstance(s, str) and _SLUG.fullmatch(s) for s in slugs):
+            raise ValueError(f"topics.{area} must be a list of lower-case slugs")
+        topics.update(slugs)
+    return frozenset(topics)
+
+
+def _parse_title_words(data: dict[str, Any]) -> tuple[frozenset[str], dict[str, str]]:
+    lowercase, spellings = data.get("lowercase"), data.get("spellings")
+    for name, value in (("lowercase", lowercase), ("spellings", spellings)):
+        if not isinstance(value, list) or not all(isinstance(w, str) and w for w in value):
+            raise ValueError(f"expected `{name}:` as a list of words")
+    return frozenset(lowercase), {w.lower(): w for w in spellings}  # type: ignore[union-attr]
+
+
+@rule("QB300", "taxonomy")
+def taxonomy(path: str, line: int, column: int, message: str) -> Finding:
+    """The bank's `schema/taxonomy.yaml` and `schema/title-words.yaml` must exist and be well formed.
+
+    Topic and title checks depend on them, so a missing or broken file is an error that fails the
+    audit: it is never skipped. A folder that is not inside a bank (no `questions/` and `schema/`
+    above it) is checked against the copies shipped with qbank, and the audit says so.
+
+    Fails:
+        (schema/taxonomy.yaml deleted, or `topics:` not a mapping of areas to slug lists)
+    Passes:
+        topics:
+          precision: [mixed-precision-training, quantization-fundamentals]
+    """
+    return of(taxonomy).finding(path, line, column, f"bank schema unusable, topic and title checks cannot run: {message}")
