@@ -27,13 +27,31 @@ def main() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "github", "sarif"]), default="text",
-              show_default=True, help="Output format.")
-@click.option("--select", multiple=True, metavar="RULES", help="Only these rules (names, codes or code prefixes; comma-separated).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "github", "sarif"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+@click.option(
+    "--select",
+    multiple=True,
+    metavar="RULES",
+    help="Only these rules (names, codes or code prefixes; comma-separated).",
+)
 @click.option("--ignore", multiple=True, metavar="RULES", help="Skip these rules.")
-@click.option("--fail-on", type=click.Choice(["error", "warning"]), default="error", show_default=True,
-              help="Lowest severity that makes the exit code 1.")
-def audit(paths: tuple[Path, ...], fmt: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on: str) -> None:
+@click.option(
+    "--fail-on",
+    type=click.Choice(["error", "warning"]),
+    default="error",
+    show_default=True,
+    help="Lowest severity that makes the exit code 1.",
+)
+def audit(
+    paths: tuple[Path, ...], fmt: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on: str
+) -> None:
     """Check question files (default: the bank's questions/)."""
     from qbank import engine, reporters
 
@@ -78,7 +96,9 @@ def schema(check: bool) -> None:
 
     bank = find_bank_root(Path.cwd())
     if bank is None:
-        raise click.UsageError("no bank here: no folder with questions/ and schema/ above the working directory")
+        raise click.UsageError(
+            "no bank here: no folder with questions/ and schema/ above the working directory"
+        )
     target = bank / "schema" / "question.schema.json"
     wanted = json_schema_text()
     current = target.read_text(encoding="utf-8") if target.is_file() else None

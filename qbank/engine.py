@@ -6,7 +6,7 @@ Nothing here prints or exits; the CLI formats the Report and turns it into an ex
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from qbank import rules, source
@@ -32,7 +32,7 @@ class Settings:
 class Context:
     """What record checks may consult besides the record itself."""
 
-    schema: BankSchema
+    schema: BankSchema | None  # None when the bank's schema files are unusable (a `taxonomy` error)
     questions_root: Path | None
 
 
@@ -54,26 +54,32 @@ class Report:
 
 
 def audit(settings: Settings, cwd: Path) -> Report:
-    targets = [p if p.is_absolute() else cwd / p for p in settings.paths]
+    targets = [_questions_of(p if p.is_absolute() else cwd / p) for p in settings.paths]
     for target in targets:
         if not target.exists() and not target.is_symlink():
             raise UsageError(f"no such file or folder: {target}")
     bank = find_bank_root(targets[0] if targets else cwd)
     if not targets:
         if bank is None:
-            raise UsageError("no bank here: no folder with questions/ and schema/ above the working directory")
+            raise UsageError(
+                "no bank here: no folder with questions/ and schema/ above the working directory"
+            )
         targets = [bank / "questions"]
     keep = _selector(settings.select, settings.ignore)
     notes = []
     schema_dir = bank / "schema" if bank else None
     if schema_dir is None:
-        notes.append("not inside a bank (no questions/ and schema/ above it): using the taxonomy shipped with qbank")
+        notes.append(
+            "not inside a bank (no questions/ and schema/ above it): using the taxonomy shipped with qbank"
+        )
     loaded = load_bank_schema(schema_dir)
     findings: list[Finding] = []
-    if isinstance(loaded, Finding):  # fail closed: reported, and nothing is checked against it
-        findings.append(loaded)
-        loaded = BankSchema(str(schema_dir), frozenset(), frozenset(), {})
-    context = Context(loaded, bank / "questions" if bank else None)
+    schema: BankSchema | None = None
+    if isinstance(loaded, Finding):  # fail closed: an error, and the topic check has nothing to use
+        findings.append(replace(loaded, path=display_path(Path(loaded.path), cwd)))
+    else:
+        schema = loaded
+    context = Context(schema, bank / "questions" if bank else None)
     files = sorted(set(_files(targets)))
     records = []
     for file in files:
@@ -90,7 +96,11 @@ def audit(settings: Settings, cwd: Path) -> Report:
         errors=sum(f.severity is Severity.ERROR for f in findings),
         warnings=sum(f.severity is Severity.WARNING for f in findings),
         deleted=sum(r.tombstone for r in records),
-        schema=loaded.origin,
+        schema=display_path(Path(schema.origin), cwd)
+        if schema and bank
+        else "builtin"
+        if schema
+        else "unusable",
     )
     return Report(findings, summary, notes)
 
@@ -103,6 +113,13 @@ def _check_file(file: Path, cwd: Path, context: Context) -> tuple[Record | None,
     for check in RECORD_CHECKS:
         findings += check(record, context)
     return record, findings
+
+
+def _questions_of(target: Path) -> Path:
+    """A bank's root folder stands for its questions/ (its schema/ holds no questions)."""
+    if (target / "questions").is_dir() and (target / "schema").is_dir():
+        return target / "questions"
+    return target
 
 
 def _files(targets: Iterable[Path]) -> Iterator[Path]:

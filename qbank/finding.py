@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 
-class Severity(str, enum.Enum):
+class Severity(enum.StrEnum):
     ERROR = "error"
     WARNING = "warning"
 

@@ -25,12 +25,32 @@ from qbank.rules import Problem
 Track = Literal["tinyml", "edge", "mobile", "cloud", "global"]
 Level = Literal["L1", "L2", "L3", "L4", "L5", "L6+"]
 Zone = Literal[
-    "recall", "analyze", "design", "implement", "fluency", "diagnosis", "specification",
-    "optimization", "evaluation", "realization", "mastery",
+    "recall",
+    "analyze",
+    "design",
+    "implement",
+    "fluency",
+    "diagnosis",
+    "specification",
+    "optimization",
+    "evaluation",
+    "realization",
+    "mastery",
 ]
 CompetencyArea = Literal[
-    "deployment", "parallelism", "networking", "latency", "memory", "compute", "data", "power",
-    "precision", "reliability", "optimization", "architecture", "cross-cutting",
+    "deployment",
+    "parallelism",
+    "networking",
+    "latency",
+    "memory",
+    "compute",
+    "data",
+    "power",
+    "precision",
+    "reliability",
+    "optimization",
+    "architecture",
+    "cross-cutting",
 ]
 BloomLevel = Literal["remember", "understand", "apply", "analyze", "evaluate", "create"]
 Phase = Literal["training", "inference", "both"]
@@ -52,7 +72,9 @@ def _is_tombstone(info: ValidationInfo) -> bool:
     return bool(info.context and info.context.get("tombstone"))
 
 
-def _content(check: Callable[[Any], Problem | None], rule_of: Callable[..., Any] | None = None) -> AfterValidator:
+def _content(
+    check: Callable[[Any], Problem | None], rule_of: Callable[..., Any] | None = None
+) -> AfterValidator:
     """Run a content rule on a field's value (not on tombstones)."""
 
     def validate(value: Any, info: ValidationInfo) -> Any:
@@ -204,7 +226,11 @@ class Question(_Strict):
     def _tombstone(self) -> Question:
         problem = classification.deletion_reason(self.status, self.deletion_reason)
         if problem:
-            raise _fail(classification.deletion_reason, problem, "deletion_reason" if self.deletion_reason else "status")
+            raise _fail(
+                classification.deletion_reason,
+                problem,
+                "deletion_reason" if self.deletion_reason else "status",
+            )
         return self
 
 

@@ -36,8 +36,14 @@ def as_json(report: Report) -> str:
 
 def _finding_dict(f: Finding) -> dict[str, object]:
     return {
-        "path": f.path, "line": f.line, "column": f.column, "code": f.code, "name": f.name,
-        "severity": f.severity.value, "message": f.message, "question_id": f.question_id,
+        "path": f.path,
+        "line": f.line,
+        "column": f.column,
+        "code": f.code,
+        "name": f.name,
+        "severity": f.severity.value,
+        "message": f.message,
+        "question_id": f.question_id,
     }
 
 
@@ -68,12 +74,14 @@ def sarif(report: Report) -> str:
     every = rules.all_rules()
     index = {r.code: i for i, r in enumerate(every)}
     run = {
-        "tool": {"driver": {
-            "name": "qbank",
-            "version": __version__,
-            "informationUri": "https://github.com/qbank/qbank",
-            "rules": [_sarif_rule(r) for r in every],
-        }},
+        "tool": {
+            "driver": {
+                "name": "qbank",
+                "version": __version__,
+                "informationUri": "https://github.com/qbank/qbank",
+                "rules": [_sarif_rule(r) for r in every],
+            }
+        },
         "originalUriBaseIds": {"%SRCROOT%": {"uri": "./"}},
         "results": [_sarif_result(f, index[f.code]) for f in report.findings],
     }
@@ -102,11 +110,20 @@ def _sarif_result(f: Finding, rule_index: int) -> dict[str, object]:
         "ruleIndex": rule_index,
         "level": f.severity.value,
         "message": {"text": f.message},
-        "locations": [{"physicalLocation": {
-            "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
-            "region": {"startLine": f.line, "startColumn": f.column},
-        }}],
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
+                    "region": {"startLine": f.line, "startColumn": f.column},
+                }
+            }
+        ],
     }
 
 
-FORMATS: dict[str, Callable[[Report], str]] = {"text": text, "json": as_json, "github": github, "sarif": sarif}
+FORMATS: dict[str, Callable[[Report], str]] = {
+    "text": text,
+    "json": as_json,
+    "github": github,
+    "sarif": sarif,
+}

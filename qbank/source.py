@@ -39,7 +39,7 @@ except ImportError:  # pragma: no cover - PyYAML built without libyaml
 _IMPLICIT = "tag:qbank:implicit"
 
 
-class _Composer(_Parser):  # type: ignore[misc, valid-type]
+class _Composer(_Parser):
     """libyaml's composer with tag resolution switched off.
 
     The composer calls `resolve` only for nodes without an explicit tag, so every node whose tag
@@ -203,9 +203,12 @@ def _check_events_if_suspicious(text: str) -> None:
     if bound <= MAX_DEPTH and not _ANCHOR_START.search(text):
         return
     depth = 0
-    for event in yaml.parse(text, Loader=yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.SafeLoader):
-        if getattr(event, "anchor", None) is not None:
-            what = f"an alias (*{event.anchor})" if isinstance(event, yaml.AliasEvent) else f"an anchor (&{event.anchor})"
+    for event in yaml.parse(
+        text, Loader=yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.SafeLoader
+    ):
+        anchor = getattr(event, "anchor", None)
+        if anchor is not None:
+            what = f"an alias (*{anchor})" if isinstance(event, yaml.AliasEvent) else f"an anchor (&{anchor})"
             raise _Problem(yaml_alias, event.start_mark, what)
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             depth += 1
@@ -239,7 +242,7 @@ class _Walker:
                 self._record(loc + (index,), item, item)
                 items.append(self.walk(item, loc + (index,)))
             return items
-        return scalar_value(node.value, node.style)
+        return scalar_value(node.value, getattr(node, "style", None))
 
     def _mapping(self, node: yaml.MappingNode, loc: Loc) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -261,8 +264,12 @@ class _Walker:
     def _record(self, loc: Loc, key_node: yaml.Node, value_node: yaml.Node) -> None:
         start, end = value_node.start_mark, value_node.end_mark
         self.spans[loc] = _Span(
-            key_node.start_mark.line, key_node.start_mark.column,
-            start.line, start.column, start.index, end.index,
+            key_node.start_mark.line,
+            key_node.start_mark.column,
+            start.line,
+            start.column,
+            start.index,
+            end.index,
         )
 
 
@@ -271,9 +278,20 @@ _NULL = re.compile(r"~|null|Null|NULL|")
 _BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 _INT = re.compile(r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+")
 _FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
-_SPECIAL_FLOAT = {".inf": "inf", ".Inf": "inf", ".INF": "inf", "-.inf": "-inf", "-.Inf": "-inf",
-                  "-.INF": "-inf", "+.inf": "inf", "+.Inf": "inf", "+.INF": "inf",
-                  ".nan": "nan", ".NaN": "nan", ".NAN": "nan"}
+_SPECIAL_FLOAT = {
+    ".inf": "inf",
+    ".Inf": "inf",
+    ".INF": "inf",
+    "-.inf": "-inf",
+    "-.Inf": "-inf",
+    "-.INF": "-inf",
+    "+.inf": "inf",
+    "+.Inf": "inf",
+    "+.INF": "inf",
+    ".nan": "nan",
+    ".NaN": "nan",
+    ".NAN": "nan",
+}
 
 
 def scalar_value(text: str, style: str | None) -> Any:
@@ -313,10 +331,13 @@ def _describe_yaml_error(text: str, exc: yaml.YAMLError) -> tuple[int, int, str]
         line, column = _line_col(text, min(exc.position, len(text)))
         return line, column, f"character #x{exc.character:04x} is not allowed in YAML: {exc.reason}"
     if isinstance(exc, yaml.MarkedYAMLError):
-        mark = exc.problem_mark or exc.context_mark
-        parts = [p for p in (exc.context, exc.problem) if p]
-        line, column = _mark_position(mark)
-        return line, column, "; ".join(parts) or "invalid YAML"
+        line, column = _mark_position(exc.problem_mark or exc.context_mark)
+        message = "; ".join(p for p in (exc.context, exc.problem) if p) or "invalid YAML"
+        if exc.context_mark is not None and exc.problem_mark is not None:
+            started = _mark_position(exc.context_mark)
+            if started != (line, column):  # an unterminated quote fails at the end of the file
+                message += f" (started at line {started[0]}, column {started[1]})"
+        return line, column, message
     return 1, 1, str(exc).splitlines()[0] if str(exc) else "invalid YAML"
 
 

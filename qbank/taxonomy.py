@@ -50,12 +50,12 @@ def load_bank_schema(schema_dir: Path | None) -> BankSchema | Finding:
         folder = resources.files("qbank") / "data"
         origin = "builtin"
     else:
-        folder = schema_dir  # type: ignore[assignment]
+        folder = schema_dir
         origin = str(schema_dir)
-    topics = _read(folder / TAXONOMY_FILE, _parse_topics)  # type: ignore[operator]
+    topics = _read(folder / TAXONOMY_FILE, _parse_topics)
     if isinstance(topics, Finding):
         return topics
-    words = _read(folder / TITLE_WORDS_FILE, _parse_title_words)  # type: ignore[operator]
+    words = _read(folder / TITLE_WORDS_FILE, _parse_title_words)
     if isinstance(words, Finding):
         return words
     lowercase, spellings = words
@@ -94,7 +94,7 @@ def _parse_title_words(data: dict[str, Any]) -> tuple[frozenset[str], dict[str, 
     for name, value in (("lowercase", lowercase), ("spellings", spellings)):
         if not isinstance(value, list) or not all(isinstance(w, str) and w for w in value):
             raise ValueError(f"expected `{name}:` as a list of words")
-    return frozenset(lowercase), {w.lower(): w for w in spellings}  # type: ignore[union-attr]
+    return frozenset(lowercase or ()), {w.lower(): w for w in spellings or ()}
 
 
 @rule("QB300", "taxonomy")
@@ -111,4 +111,6 @@ def taxonomy(path: str, line: int, column: int, message: str) -> Finding:
         topics:
           precision: [mixed-precision-training, quantization-fundamentals]
     """
-    return of(taxonomy).finding(path, line, column, f"bank schema unusable, topic and title checks cannot run: {message}")
+    return of(taxonomy).finding(
+        path, line, column, f"bank schema unusable, topic and title checks cannot run: {message}"
+    )

@@ -40,7 +40,7 @@ class Record:
         return self.document.data.get("status") == "deleted"
 
 
-def validate(file: Path, document: Document, schema: BankSchema) -> tuple[Record, list[Finding]]:
+def validate(file: Path, document: Document, schema: BankSchema | None) -> tuple[Record, list[Finding]]:
     record = Record(file, document, None)
     context = {"tombstone": record.tombstone, "schema": schema}
     try:
@@ -81,7 +81,14 @@ def _schema_message(loc: Loc, error: Any) -> str:
     if error["type"] == "missing":
         return f"missing required field {_dotted(loc)}"
     message = f"{_dotted(loc)}: {error['msg']}"
-    if error["type"] in ("literal_error", "enum", "string_pattern_mismatch", "string_type", "int_type", "bool_type"):
+    if error["type"] in (
+        "literal_error",
+        "enum",
+        "string_pattern_mismatch",
+        "string_type",
+        "int_type",
+        "bool_type",
+    ):
         message += f" (got {_short(error.get('input'))})"
     return message
 
@@ -144,4 +151,6 @@ def unknown_key(path: str, line: int, column: int, loc: Loc, question_id: str | 
     name = str(loc[-1]) if loc else ""
     close = difflib.get_close_matches(name, _fields_at(loc[:-1]), n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
-    return rules.of(unknown_key).finding(path, line, column, f"unknown key {_dotted(loc)!r}{hint}", question_id)
+    return rules.of(unknown_key).finding(
+        path, line, column, f"unknown key {_dotted(loc)!r}{hint}", question_id
+    )

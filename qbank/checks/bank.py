@@ -17,8 +17,10 @@ if TYPE_CHECKING:  # imported for types only: qbank.validate imports the model, 
 
 def check_topic(record: Record, context: Context) -> Iterator[Finding]:
     topic = record.document.data.get("topic")
-    if record.tombstone or not isinstance(topic, str):
-        return  # tombstones skip content rules (rule deletion-reason); a non-string is a schema finding
+    if record.tombstone or not isinstance(topic, str) or context.schema is None:
+        # Tombstones skip content rules (rule deletion-reason); a non-string topic is a schema
+        # finding; an unusable taxonomy is itself an error finding (rule taxonomy).
+        return
     problem = unknown_topic(topic, context.schema.topics)
     if problem:
         yield _at(record, unknown_topic, "topic", problem.message)
@@ -78,4 +80,3 @@ def check_duplicate_ids(records: Iterable[Record]) -> Iterator[Finding]:
 def _at(record: Record, check: object, field: str, message: str) -> Finding:
     line, column = record.document.positions.value((field,))
     return of(check).finding(record.document.path, line, column, message, record.question_id)  # type: ignore[arg-type]
-

@@ -53,11 +53,11 @@ def check_sections(text: str, markers: tuple[Marker, ...]) -> Problem | None:
         if len(matches) > 1:
             return Problem(f"{marker.label} appears {len(matches)} times", matches[1].group(0))
         found.append((matches[0], marker))
-    for (before, first), (after, second) in zip(found, found[1:]):
+    for (before, first), (after, second) in zip(found, found[1:], strict=False):
         if after.start() < before.start():
             return Problem(f"{second.label} comes before {first.label}", after.group(0))
     bounds = [m.end() for m, _ in found], [m.start() for m, _ in found[1:]] + [len(text)]
-    for (match, marker), start, end in zip(found, *bounds):
+    for (match, marker), start, end in zip(found, *bounds, strict=True):
         if not _NOT_CONTENT.sub("", text[start:end]).strip():
             return Problem(f"the section after {marker.label} is empty", match.group(0))
     return None

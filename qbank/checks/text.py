@@ -41,7 +41,7 @@ def placeholder(text: str) -> Problem | None:
     """
     match = _TODO.search(text)
     if match:
-        return Problem("unfilled template text `<TODO`", text[match.start():match.start() + 40])
+        return Problem("unfilled template text `<TODO`", text[match.start() : match.start() + 40])
     return None
 
 
@@ -90,13 +90,15 @@ def title_format(title: str) -> Problem | None:
 
 # Chicago-style: articles, coordinating conjunctions and short prepositions stay lower case.
 # Four-letter prepositions (from, into, over, with) are accepted either way: style guides differ.
-SMALL_WORDS = frozenset("a an the and but or nor as at by for in of on to vs vs. via per".split())
-EITHER_CASE = frozenset("from into onto over with than upon like near past down off out up".split())
+SMALL_WORDS = frozenset("a an the and but or nor as at by for in of on to vs vs. via per".split())  # noqa: SIM905
+EITHER_CASE = frozenset("from into onto over with than upon like near past down off out up".split())  # noqa: SIM905
 _EDGE_PUNCTUATION = "\"'“”‘’()[]{},;!?"
 
 
 @rule("QB111", "title-case")
-def title_case(title: str, lowercase: Collection[str] = (), spellings: Mapping[str, str] = {}) -> Problem | None:
+def title_case(
+    title: str, lowercase: Collection[str] = (), spellings: Mapping[str, str] = {}
+) -> Problem | None:
     """Titles use Title Case.
 
     Major words start with a capital. The short words a, an, the, and, but, or, nor, as, at, by,
@@ -204,6 +206,6 @@ def raw_html(text: str) -> Problem | None:
     """
     match = _HTML.search(_CODE_SPAN.sub(lambda m: " " * len(m.group(0)), text))
     if match:
-        found = text[match.start():match.end()]
+        found = text[match.start() : match.end()]
         return Problem(f"raw HTML or script {found[:40]!r}: write plain text", found)
     return None

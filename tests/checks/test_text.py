@@ -1,0 +1,131 @@
+from __future__ import annotations
+
+import pytest
+
+from qbank.checks import text
+
+LOWER = frozenset({"mmap", "torch.compile"})
+SPELLINGS = {"gpu": "GPU", "fp16": "FP16", "pytorch": "PyTorch", "int8": "INT8"}
+
+
+def case(title: str) -> str | None:
+    problem = text.title_case(title, LOWER, SPELLINGS)
+    return problem.message if problem else None
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "The FP16 Loss Scaling Dance",
+        "KV Cache Sizing for a 70B Model on H100",
+        "Serving with vLLM and cuBLAS on a V100",
+        "mmap Page Faults Stall the UI Thread",
+        "Why torch.compile Recompiles Every Step",
+        "Multi-tenant LoRA Serving",  # later parts of a compound may be either case
+        "Spot vs On-Demand for Long Runs",
+        "A/B Rollout of an Edge Model",
+        "The Transformer's Quadratic Curse",
+        "Flash Budget: A Guide to MCU Partitions",  # capital after a colon
+        "What to Fix First",  # small word last? "First" is major; "to" lower mid-title
+        "Scaling Up",  # a small word at the end is capitalised
+        "Data Flows from Host into Device",  # four-letter prepositions either way
+        "Data Flows From Host Into Device",
+        "4-Bit Weights, 16-Bit Activations",
+    ],
+)
+def test_title_case_accepts(title: str) -> None:
+    assert case(title) is None
+
+
+@pytest.mark.parametrize(
+    ("title", "fix"),
+    [
+        ("the fp16 loss scaling dance", "'the' -> 'The'"),
+        ("The Cost Of Training", "'Of' -> 'of'"),
+        ("Training on a Gpu", "'Gpu' -> 'GPU'"),
+        ("Pytorch Memory Leaks", "'Pytorch' -> 'PyTorch'"),
+        ("Implement depthwise Convolution", "'depthwise' -> 'Depthwise'"),
+        ("Why Int8-only Kernels Win", "'Int8-only' -> 'INT8-only'"),
+        ("Sizing the KV Cache for", "'for' -> 'For'"),
+    ],
+)
+def test_title_case_rejects(title: str, fix: str) -> None:
+    message = case(title)
+    assert message is not None and fix in message
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "Cloud Gpu Virtualization L3 0",
+        "Global New 0134",
+        "Untitled",
+        "TODO",
+        "The Depthwise Dividend (tinyml-0290)",
+        "<TODO: title>",
+    ],
+)
+def test_placeholder_titles(title: str) -> None:
+    assert text.placeholder_title(title) is not None
+
+
+def test_real_titles_are_not_placeholders() -> None:
+    assert text.placeholder_title("Edge Inference at 30 FPS on Jetson Orin") is None
+    assert text.placeholder_title("The Cloud Bill for L3 Cache Misses") is None
+
+
+@pytest.mark.parametrize(
+    ("title", "part"),
+    [
+        ("A" * 121, "121 characters"),
+        ("The Loss Scale Collapse.", "period"),
+        ("The loss_scale Collapse", "underscore"),
+        ("The **Loss** Scale", "markdown"),
+        ("The `Scaler` Bug", "markdown"),
+        ("Why $\\frac{1}{2}$ Matters", "LaTeX"),
+        (" Leading Space", "spaces"),
+        ("Double  Space", "spaces"),
+    ],
+)
+def test_title_format(title: str, part: str) -> None:
+    problem = text.title_format(title)
+    assert problem is not None and part in problem.message
+
+
+def test_title_format_accepts_money_and_ellipsis() -> None:
+    assert text.title_format("A $4/hr GPU vs a $2/hr GPU") is None
+    assert text.title_format("Wait For It...") is None
+
+
+def test_lengths() -> None:
+    assert text.question_length("x" * 200) is None
+    assert text.question_length("x" * 201) is not None
+    assert text.scenario_length("x" * 30) is None
+    assert text.scenario_length("  " + "x" * 29 + "  ") is not None
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "a <script>alert(1)</script>",
+        "see <b>this</b>",
+        "<img src=x onerror=alert(1)>",
+        "click javascript:alert(1)",
+        "<iframe src",
+        "x onload=go()",
+    ],
+)
+def test_raw_html_rejected(value: str) -> None:
+    assert text.raw_html(value) is not None
+
+
+@pytest.mark.parametrize(
+    "value", ["latency < 5 ms and > 2 ms", "use `<b>` in code spans", "AT&T and R&D", "a -> b <= c"]
+)
+def test_raw_html_accepts_plain_text(value: str) -> None:
+    assert text.raw_html(value) is None
+
+
+def test_todo_anywhere_is_a_placeholder() -> None:
+    assert text.placeholder("Step one.\n<TODO: fill in>") is not None
+    assert text.placeholder("A finished answer.") is None

@@ -1,0 +1,167 @@
+"""The CLI contract: formats, selection, exit codes, explain, schema drift; plus one real subprocess."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLES, REPO, audit_json, run_cli
+
+from qbank.rules import all_rules
+
+TITLE_CASE = EXAMPLES / "invalid" / "title-case"
+VALID = EXAMPLES / "valid" / "title-case"
+
+
+def test_text_format_and_exit_code() -> None:
+    result = run_cli("audit", str(TITLE_CASE))
+    assert result.exit_code == 1
+    first = result.stdout.splitlines()[0]
+    assert first.startswith(
+        "tests/examples/invalid/title-case/cloud/precision/cloud-202611-e000.yaml:11:8: QB111 title-case "
+    )
+    assert result.stdout.splitlines()[-1] == "1 files, 1 questions: 1 errors, 0 warnings"
+
+
+def test_json_contract() -> None:
+    code, report = audit_json(str(TITLE_CASE))
+    assert code == 1
+    assert report["version"] == 1
+    assert {"files", "questions", "errors", "warnings"} <= set(report["summary"])
+    (finding,) = report["findings"]
+    assert set(finding) == {"path", "line", "column", "code", "name", "severity", "message", "question_id"}
+    assert finding["question_id"] == "cloud-202611-e000" and finding["severity"] == "error"
+
+
+def test_github_annotations_escape_properties() -> None:
+    result = run_cli("audit", "--format", "github", str(TITLE_CASE))
+    line = result.stdout.splitlines()[0]
+    assert line.startswith(
+        "::error file=tests/examples/invalid/title-case/cloud/precision/cloud-202611-e000.yaml,line=11,col=8,"
+    )
+    assert "title=QB111 title-case::" in line
+
+
+def test_sarif_names_every_rule() -> None:
+    result = run_cli("audit", "--format", "sarif", str(TITLE_CASE))
+    sarif = json.loads(result.stdout)
+    assert sarif["version"] == "2.1.0"
+    run = sarif["runs"][0]
+    assert [r["id"] for r in run["tool"]["driver"]["rules"]] == [r.code for r in all_rules()]
+    (result_,) = run["results"]
+    assert result_["ruleId"] == "QB111"
+    assert result_["locations"][0]["physicalLocation"]["region"] == {"startLine": 11, "startColumn": 8}
+
+
+def test_select_and_ignore_by_name_code_and_prefix() -> None:
+    assert audit_json("--ignore", "title-case", str(TITLE_CASE)) == (
+        0,
+        audit_json("--ignore", "title-case", str(TITLE_CASE))[1],
+    )
+    assert audit_json("--ignore", "QB111", str(TITLE_CASE))[0] == 0
+    assert audit_json("--ignore", "QB1", str(TITLE_CASE))[0] == 0
+    assert audit_json("--select", "schema,placeholder", str(TITLE_CASE))[0] == 0
+    assert audit_json("--select", "QB11", str(TITLE_CASE))[0] == 1
+
+
+def test_unknown_rule_is_a_usage_error() -> None:
+    result = run_cli("audit", "--select", "no-such-rule", str(TITLE_CASE))
+    assert result.exit_code == 2 and "unknown rule" in result.output
+
+
+def test_missing_path_is_a_usage_error() -> None:
+    assert run_cli("audit", "does/not/exist").exit_code == 2
+
+
+def test_default_target_is_the_banks_questions() -> None:
+    code, report = audit_json(cwd=REPO / "qbank")  # any folder inside the bank
+    assert report["summary"]["files"] == len(list((REPO / "questions").rglob("*.yaml")))
+    assert code == 0
+
+
+def test_no_bank_without_paths_is_a_usage_error(tmp_path: Path) -> None:
+    assert run_cli("audit", cwd=tmp_path).exit_code == 2
+
+
+def test_outside_a_bank_uses_builtin_taxonomy_and_says_so(tmp_path: Path) -> None:
+    shutil.copytree(VALID, tmp_path / "loose")
+    result = run_cli("audit", "--format", "json", "loose", cwd=tmp_path)
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["summary"]["schema"] == "builtin"
+    assert "using the taxonomy shipped with qbank" in result.stderr
+
+
+def test_fail_on_warning_is_stricter() -> None:
+    assert run_cli("audit", "--fail-on", "warning", str(VALID)).exit_code == 0
+    assert run_cli("audit", "--fail-on", "warning", str(TITLE_CASE)).exit_code == 1
+
+
+@pytest.mark.parametrize("key", ["QB111", "title-case", "qb111"])
+def test_explain_prints_the_docstring_with_examples(key: str) -> None:
+    result = run_cli("explain", key)
+    assert result.exit_code == 0
+    assert result.stdout.startswith("QB111 title-case (error)")
+    assert "Fails:" in result.stdout and "Passes:" in result.stdout
+
+
+def test_every_rule_documents_a_failing_and_a_passing_example() -> None:
+    for rule in all_rules():
+        assert "Fails:" in rule.doc and "Passes:" in rule.doc, rule.name
+
+
+def test_explain_unknown_and_list() -> None:
+    assert run_cli("explain", "nope").exit_code == 2
+    listing = run_cli("explain", "--list").stdout
+    assert all(r.code in listing for r in all_rules())
+
+
+def test_rules_have_unique_stable_codes_and_kebab_names() -> None:
+    required = {
+        "yaml-syntax",
+        "duplicate-key",
+        "schema",
+        "unknown-key",
+        "title-case",
+        "question-length",
+        "scenario-length",
+        "napkin-math-markers",
+        "common-mistake-markers",
+        "options",
+        "duplicate-id",
+        "path-mismatch",
+        "unknown-topic",
+        "placeholder",
+    }
+    names = {r.name for r in all_rules()}
+    assert required <= names
+    for r in all_rules():
+        assert r.code[:2] == "QB" and r.code[2:].isdigit()
+        assert r.name == r.name.lower() and " " not in r.name and "_" not in r.name
+
+
+def test_schema_check_detects_drift(tmp_path: Path) -> None:
+    bank = tmp_path / "bank"
+    (bank / "questions").mkdir(parents=True)
+    shutil.copytree(REPO / "schema", bank / "schema")
+    assert run_cli("schema", "--check", cwd=bank).exit_code == 0
+    target = bank / "schema" / "question.schema.json"
+    target.write_text(target.read_text().replace('"title"', '"titel"', 1))
+    assert run_cli("schema", "--check", cwd=bank).exit_code == 1
+    assert run_cli("schema", cwd=bank).exit_code == 0
+    assert run_cli("schema", "--check", cwd=bank).exit_code == 0
+
+
+def test_python_dash_m_smoke() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "qbank", "audit", str(TITLE_CASE)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert "QB111 title-case" in done.stdout and "Traceback" not in done.stderr

@@ -1,0 +1,128 @@
+"""The loader: data, positions, and every hostile-input rule on the fast path."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from qbank import source
+from qbank.finding import Finding
+
+
+def load(text: str) -> source.Document:
+    document = source.load_text(text, "q.yaml")
+    assert isinstance(document, source.Document), document
+    return document
+
+
+def problem(text: str | bytes) -> Finding:
+    result = source.load_bytes(text if isinstance(text, bytes) else text.encode(), "q.yaml")
+    assert isinstance(result, Finding), result
+    return result
+
+
+def test_yaml_1_2_scalars_not_1_1() -> None:
+    # PyYAML's YAML 1.1 reads `no` as False, `1:30` as 90 and `012` as 10 (ecosystem.md §4.8).
+    data = load("a: no\nb: on\nc: 1:30\nd: 012\ne: 2026-01-01\nf: 0x1F\ng: 1e3\nh: ~\ni: true\nj: '7'\n").data
+    assert data == {
+        "a": "no",
+        "b": "on",
+        "c": "1:30",
+        "d": 12,
+        "e": "2026-01-01",
+        "f": 31,
+        "g": 1000.0,
+        "h": None,
+        "i": True,
+        "j": "7",
+    }
+
+
+def test_huge_integer_stays_text() -> None:
+    assert load("n: " + "9" * 5000 + "\n").data["n"] == "9" * 5000
+
+
+def test_positions_of_keys_values_and_items() -> None:
+    document = load("id: x\ndetails:\n  options:\n  - a\n  - b\n")
+    positions = document.positions
+    assert positions.key(("details",)) == (2, 1)
+    assert positions.key(("details", "options")) == (3, 3)
+    assert positions.value(("details", "options", 1)) == (5, 5)
+    assert positions.value(("details", "missing")) == (2, 1)  # a missing key: its parent
+    assert positions.value(()) == (1, 1)
+
+
+def test_position_inside_block_scalar() -> None:
+    document = load("a: 1\nnapkin: |\n  **Assumptions:** x\n  **Calculation:** y\n")
+    assert document.positions.in_value(("napkin",), "**Calculation:**") == (4, 3)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "line"),
+    [
+        ("a: 1\na: 2\n", "duplicate-key", 2),
+        ("a:\n  b: 1\n  b: 2\n", "duplicate-key", 3),
+        ("a: &x 1\n", "yaml-alias", 1),
+        ("a: [1]\nb: *x\n", "yaml-syntax", 2),  # an undefined alias
+        ("a: !!python/object/apply:os.system ['true']\n", "yaml-tag", 1),
+        ("a: !custom 1\n", "yaml-tag", 1),
+        ("<<: {a: 1}\n", "merge-key", 1),
+        ("", "empty-file", 1),
+        ("# only a comment\n", "empty-file", 1),
+        ("- 1\n", "not-mapping", 1),
+        ("just text\n", "not-mapping", 1),
+        ("a: 1\n---\nb: 2\n", "yaml-syntax", 2),
+        ("a: b\x00c\n", "yaml-syntax", 1),
+        ("a: [1, 2\n", "yaml-syntax", 2),
+        ("? [a]\n: 1\n", "yaml-syntax", 1),
+    ],
+)
+def test_problems_are_findings(text: str, name: str, line: int) -> None:
+    finding = problem(text)
+    assert (finding.name, finding.line) == (name, line)
+
+
+def test_bad_bytes() -> None:
+    assert problem(b"a: 1\nb: caf\xe9\n").name == "encoding"
+    assert (problem(b"a: 1\nb: caf\xe9\n").line, problem(b"a: 1\nb: caf\xe9\n").column) == (2, 7)
+    assert problem(b"\xef\xbb\xbfa: 1\n").name == "encoding"
+    assert problem("a: 1\n".encode("utf-16")).name == "encoding"
+
+
+def test_alias_bomb_is_refused_quickly() -> None:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 12)]
+    started = time.perf_counter()
+    assert problem("\n".join(lines) + "\n").name == "yaml-alias"
+    assert time.perf_counter() - started < 5  # 10**12 items if expanded
+
+
+@pytest.mark.parametrize("text", ["- " * 100_000 + "x\n", "a: " + "[" * 100_000 + "]" * 100_000 + "\n"])
+def test_deep_nesting_is_refused_without_crashing(text: str) -> None:
+    # libyaml's C composer recurses per level and segfaulted at 100,000 levels when measured here.
+    assert problem(text).name == "nesting-too-deep"
+
+
+def test_moderate_nesting_and_many_brackets_still_load() -> None:
+    text = "a: '" + "[" * 200 + "'\nb: [[1, [2]]]\n"
+    assert load(text).data["b"] == [[1, [2]]]
+
+
+def test_file_too_large_is_not_read_whole(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    big = tmp_path / "big.yaml"
+    big.write_bytes(b"a: '" + b"x" * (source.MAX_BYTES + 10) + b"'\n")
+    assert source.load(big).name == "file-too-large"  # type: ignore[union-attr]
+
+
+def test_unreadable_and_missing_files(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    assert source.load(tmp_path / "gone.yaml").name == "unreadable-file"  # type: ignore[union-attr]
+    assert source.load(tmp_path).name == "unreadable-file"  # type: ignore[union-attr]  # a directory
+
+
+def test_iter_yaml_files_skips_directories_named_yaml(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "dir.yaml").mkdir()
+    (tmp_path / "b.yml").write_text("a: 1\n")
+    (tmp_path / "a.yaml").write_text("a: 1\n")
+    (tmp_path / "notes.txt").write_text("x")
+    assert [p.name for p in source.iter_yaml_files(tmp_path)] == ["a.yaml", "b.yml"]
