@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -56,8 +56,7 @@ class _Composer(_Parser):
         return None
 
 
-@dataclass(frozen=True)
-class _Span:
+class _Span(NamedTuple):  # a tuple: one is made per node, and tuples are cheap to build
     key_line: int  # 0-based, as libyaml reports them
     key_col: int
     line: int
@@ -185,22 +184,21 @@ def _compose(text: str) -> Any:
 
 # --- hostile-input pre-checks -----------------------------------------------------------------
 
-_ANCHOR_START = re.compile(r"(?:^|[\s\[{,])&[^\s\[\]{},]", re.MULTILINE)
-_INDENT = re.compile(r"^ *", re.MULTILINE)
-_COMPACT = re.compile(r"(?:[-?][ \t]+)+")
+_ANCHOR = re.compile(r"&[^\s\[\]{},]")
+_LINE_PREFIX = re.compile(r"^[ \t]*(?:[-?][ \t]+)*", re.MULTILINE)
 
 
 def _check_events_if_suspicious(text: str) -> None:
     """Walk libyaml's event stream (flat, no recursion) when the text might nest too deeply or
     define an anchor. Both are rare, so a cheap textual bound decides whether to pay for it.
 
-    The bound over-counts: flow brackets anywhere, the deepest indentation, and the longest run
-    of compact `- ` / `? ` indicators each bound how deep block and flow collections can nest.
+    Block nesting needs indentation or a compact `- `/`? ` indicator for every level but the
+    one a mapping opens in place, so twice the longest line prefix plus every flow bracket bounds
+    the depth from above.
     """
-    longest_run = max((len(m) for m in _COMPACT.findall(text)), default=0)
-    deepest = max((len(m) for m in _INDENT.findall(text)), default=0)
-    bound = text.count("[") + text.count("{") + deepest + longest_run + 2
-    if bound <= MAX_DEPTH and not _ANCHOR_START.search(text):
+    prefix = max(map(len, _LINE_PREFIX.findall(text)), default=0)
+    bound = 2 * prefix + text.count("[") + text.count("{") + 2
+    if bound <= MAX_DEPTH and not _might_anchor(text):
         return
     depth = 0
     for event in yaml.parse(
@@ -216,6 +214,11 @@ def _check_events_if_suspicious(text: str) -> None:
                 raise _Problem(nesting_too_deep, event.start_mark, f"more than {MAX_DEPTH} levels")
         elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             depth -= 1
+
+
+def _might_anchor(text: str) -> bool:
+    """An `&` that starts a token (after a space, a flow indicator, or at the start) may be an anchor."""
+    return any(m.start() == 0 or text[m.start() - 1] in " \t\r\n[{," for m in _ANCHOR.finditer(text))
 
 
 # --- the walker -------------------------------------------------------------------------------
@@ -262,14 +265,9 @@ class _Walker:
         return out
 
     def _record(self, loc: Loc, key_node: yaml.Node, value_node: yaml.Node) -> None:
-        start, end = value_node.start_mark, value_node.end_mark
+        key, start = key_node.start_mark, value_node.start_mark
         self.spans[loc] = _Span(
-            key_node.start_mark.line,
-            key_node.start_mark.column,
-            start.line,
-            start.column,
-            start.index,
-            end.index,
+            key.line, key.column, start.line, start.column, start.index, value_node.end_mark.index
         )
 
 

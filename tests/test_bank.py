@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
 from conftest import REPO, audit_json
 from seed import seed_yaml
 
@@ -27,6 +28,7 @@ def test_bank_covers_every_track_with_twenty_one_or_more_questions() -> None:
     }
 
 
+@pytest.mark.shared
 def test_seed_question_validates_with_no_findings(shared_seed: Path, tmp_path: Path) -> None:
     folder = tmp_path / "cloud" / "optimization"
     folder.mkdir(parents=True)

@@ -73,8 +73,9 @@ def check_duplicate_ids(records: Iterable[Record]) -> Iterator[Finding]:
         if len(group) < 2:
             continue
         for record in group:
-            others = ", ".join(r.document.path for r in group if r is not record)
-            yield _at(record, check_duplicate_ids, "id", f"id {question_id!r} is also used by {others}")
+            others = [r.document.path for r in group if r is not record]
+            shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+            yield _at(record, check_duplicate_ids, "id", f"id {question_id!r} is also used by {shown}")
 
 
 def _at(record: Record, check: object, field: str, message: str) -> Finding:

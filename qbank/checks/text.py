@@ -22,7 +22,7 @@ _PLACEHOLDER_TITLES = (
     re.compile(r"(?i)(?:todo|tbd|untitled|placeholder|new question|title|question \d+)"),
 )
 _ID_IN_TEXT = re.compile(rf"(?i)\b{_TRACK}-(?:[a-z0-9]+-)*\d{{3,}}\b")  # "(tinyml-0290)"
-_TODO = re.compile(r"<\s*TODO", re.IGNORECASE)
+_TODO = re.compile(r"<\s*TODO", re.IGNORECASE)  # searched only when the text has a "<"
 
 
 @rule("QB110", "placeholder")
@@ -39,7 +39,7 @@ def placeholder(text: str) -> Problem | None:
     Passes:
         title: Sharing One A100 Between Three Inference Services with MIG
     """
-    match = _TODO.search(text)
+    match = _TODO.search(text) if "<" in text else None
     if match:
         return Problem("unfilled template text `<TODO`", text[match.start() : match.start() + 40])
     return None
@@ -183,13 +183,13 @@ def scenario_length(scenario: str) -> Problem | None:
 
 
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
-_HTML = re.compile(
+_TAG = re.compile(
     r"</?[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>"  # a tag
-    r"|<\s*(?:script|iframe|object|embed|svg|img|style|link|meta|base|form)\b"  # an opening, unclosed
-    r"|(?:javascript|vbscript|data\s*:\s*text/html)\s*:?"  # a scriptable URL scheme
-    r"|\bon[a-z]+\s*=",  # an event-handler attribute (onerror=, onload=)
+    r"|<\s*(?:script|iframe|object|embed|svg|img|style|link|meta|base|form)\b",  # an opening, unclosed
     re.IGNORECASE,
 )
+_SCRIPT_URL = re.compile(r"(?:javascript|vbscript)\s*:|data\s*:\s*text/html", re.IGNORECASE)
+_HANDLER = re.compile(r"\bon[a-z]+\s*=", re.IGNORECASE)  # an event-handler attribute (onerror=, onload=)
 
 
 @rule("QB122", "raw-html")
@@ -204,8 +204,11 @@ def raw_html(text: str) -> Problem | None:
     Passes:
         scenario: Your dashboard shows OOM errors on every node after the batch size doubles.
     """
-    match = _HTML.search(_CODE_SPAN.sub(lambda m: " " * len(m.group(0)), text))
-    if match:
-        found = text[match.start() : match.end()]
-        return Problem(f"raw HTML or script {found[:40]!r}: write plain text", found)
+    if "`" in text:
+        text = _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), text)
+    # Cheap membership tests first: almost all prose has none of these characters.
+    for needed, pattern in (("<", _TAG), (":", _SCRIPT_URL), ("=", _HANDLER)):
+        match = pattern.search(text) if needed in text else None
+        if match:
+            return Problem(f"raw HTML or script {match.group(0)[:40]!r}: write plain text", match.group(0))
     return None
