@@ -96,13 +96,15 @@ def audit(settings: Settings, cwd: Path) -> Report:
         errors=sum(f.severity is Severity.ERROR for f in findings),
         warnings=sum(f.severity is Severity.WARNING for f in findings),
         deleted=sum(r.tombstone for r in records),
-        schema=display_path(Path(schema.origin), cwd)
-        if schema and bank
-        else "builtin"
-        if schema
-        else "unusable",
+        schema=_origin(schema, cwd),
     )
     return Report(findings, summary, notes)
+
+
+def _origin(schema: BankSchema | None, cwd: Path) -> str:
+    if schema is None:
+        return "unusable"
+    return schema.origin if schema.origin == "builtin" else display_path(Path(schema.origin), cwd)
 
 
 def _check_file(file: Path, cwd: Path, context: Context) -> tuple[Record | None, list[Finding]]:

@@ -72,15 +72,13 @@ def _is_tombstone(info: ValidationInfo) -> bool:
     return bool(info.context and info.context.get("tombstone"))
 
 
-def _content(
-    check: Callable[[Any], Problem | None], rule_of: Callable[..., Any] | None = None
-) -> AfterValidator:
+def _content(check: Callable[[Any], Problem | None]) -> AfterValidator:
     """Run a content rule on a field's value (not on tombstones)."""
 
     def validate(value: Any, info: ValidationInfo) -> Any:
         problem = None if _is_tombstone(info) else check(value)
         if problem:
-            raise _fail(rule_of or check, problem)
+            raise _fail(check, problem)
         return value
 
     return AfterValidator(validate)
