@@ -92,13 +92,11 @@ def explain(rule: str | None, list_all: bool) -> None:
 def schema(check: bool) -> None:
     """Write schema/question.schema.json, generated from the question model."""
     from qbank.model import json_schema_text
-    from qbank.taxonomy import find_bank_root
+    from qbank.taxonomy import NO_BANK, find_bank_root
 
     bank = find_bank_root(Path.cwd())
     if bank is None:
-        raise click.UsageError(
-            "no bank here: no folder with questions/ and schema/ above the working directory"
-        )
+        raise click.UsageError(NO_BANK)
     target = bank / "schema" / "question.schema.json"
     wanted = json_schema_text()
     current = target.read_text(encoding="utf-8") if target.is_file() else None

@@ -12,7 +12,7 @@ from pathlib import Path
 from qbank import rules, source
 from qbank.checks import BANK_CHECKS, RECORD_CHECKS
 from qbank.finding import Finding, Severity
-from qbank.taxonomy import BankSchema, find_bank_root, load_bank_schema
+from qbank.taxonomy import NO_BANK, BankSchema, find_bank_root, load_bank_schema
 from qbank.validate import Record, validate
 
 
@@ -61,9 +61,7 @@ def audit(settings: Settings, cwd: Path) -> Report:
     bank = find_bank_root(targets[0] if targets else cwd)
     if not targets:
         if bank is None:
-            raise UsageError(
-                "no bank here: no folder with questions/ and schema/ above the working directory"
-            )
+            raise UsageError(NO_BANK)
         targets = [bank / "questions"]
     keep = _selector(settings.select, settings.ignore)
     notes = []

@@ -29,22 +29,9 @@ def as_json(report: Report) -> str:
     document = {
         "version": JSON_VERSION,
         "summary": asdict(report.summary),
-        "findings": [_finding_dict(f) for f in report.findings],
+        "findings": [asdict(f) for f in report.findings],  # severity is a StrEnum: "error"
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-
-
-def _finding_dict(f: Finding) -> dict[str, object]:
-    return {
-        "path": f.path,
-        "line": f.line,
-        "column": f.column,
-        "code": f.code,
-        "name": f.name,
-        "severity": f.severity.value,
-        "message": f.message,
-        "question_id": f.question_id,
-    }
 
 
 def github(report: Report) -> str:

@@ -182,6 +182,16 @@ def _compose(text: str) -> Any:
         parser.dispose()
 
 
+def _events(text: str) -> Iterator[Any]:
+    """The same parser's flat event stream (as `yaml.parse` yields it)."""
+    parser = _Composer(text)
+    try:
+        while parser.check_event():
+            yield parser.get_event()
+    finally:
+        parser.dispose()
+
+
 # --- hostile-input pre-checks -----------------------------------------------------------------
 
 _ANCHOR = re.compile(r"&[^\s\[\]{},]")
@@ -201,9 +211,7 @@ def _check_events_if_suspicious(text: str) -> None:
     if bound <= MAX_DEPTH and not _might_anchor(text):
         return
     depth = 0
-    for event in yaml.parse(
-        text, Loader=yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.SafeLoader
-    ):
+    for event in _events(text):
         anchor = getattr(event, "anchor", None)
         if anchor is not None:
             what = f"an alias (*{anchor})" if isinstance(event, yaml.AliasEvent) else f"an anchor (&{anchor})"

@@ -35,6 +35,9 @@ class BankSchema:
     spellings: dict[str, str]  # lower-cased word -> canonical spelling
 
 
+NO_BANK = "no bank here: no folder with questions/ and schema/ above the working directory"
+
+
 def find_bank_root(start: Path) -> Path | None:
     """The nearest folder at or above `start` that holds both `questions/` and `schema/`."""
     here = start.resolve()
