@@ -11,6 +11,7 @@ from pathlib import Path
 
 from qbank import rules, source
 from qbank.checks import BANK_CHECKS, RECORD_CHECKS
+from qbank.checks.arithmetic import MathTally
 from qbank.finding import Finding, Severity
 from qbank.taxonomy import NO_BANK, BankSchema, find_bank_root, load_bank_schema
 from qbank.validate import Record, validate
@@ -34,6 +35,7 @@ class Context:
 
     schema: BankSchema | None  # None when the bank's schema files are unusable (a `taxonomy` error)
     questions_root: Path | None
+    math: MathTally = field(default_factory=MathTally)  # filled in by the arithmetic check
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,7 @@ class Summary:
     warnings: int
     deleted: int
     schema: str  # where topics and title words came from: a folder, or "builtin"
+    math: MathTally  # napkin-math equations found, checked and failed
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,7 @@ def audit(settings: Settings, cwd: Path) -> Report:
         warnings=sum(f.severity is Severity.WARNING for f in findings),
         deleted=sum(r.tombstone for r in records),
         schema=_origin(schema, cwd),
+        math=context.math,
     )
     return Report(findings, summary, notes)
 

@@ -20,6 +20,7 @@ from pydantic_core import PydanticCustomError
 
 from qbank import rules
 from qbank.checks import classification, markers, options, text
+from qbank.numerics.claims import Claim
 from qbank.rules import Problem
 
 Track = Literal["tinyml", "edge", "mobile", "cloud", "global"]
@@ -192,6 +193,10 @@ class Question(_Strict):
     expected_time_minutes: Annotated[int | None, Field(ge=0, le=240)] = None
     deletion_reason: str | None = None
     tags: list[Annotated[str, Field(min_length=1)]] | None = None
+    verify: Annotated[
+        list[Claim] | None,
+        Field(description="Numeric-format claims the audit re-executes (qbank explain numeric-claim)."),
+    ] = None
     authors: list[str] | None = None
     created_at: str | None = None
     updated_at: str | None = None

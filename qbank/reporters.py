@@ -20,6 +20,7 @@ def text(report: Report) -> str:
     deleted = f", {s.deleted} deleted" if s.deleted else ""
     lines.append(
         f"{s.files} files, {s.questions} questions{deleted}: {s.errors} errors, {s.warnings} warnings"
+        f"; math: {s.math.equations} equations, {s.math.checked} checked, {s.math.failed} failed"
     )
     return "\n".join(lines) + "\n"
 

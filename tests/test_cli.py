@@ -24,7 +24,9 @@ def test_text_format_and_exit_code() -> None:
     assert first.startswith(
         "tests/examples/invalid/title-case/cloud/precision/cloud-202611-e000.yaml:11:8: QB111 title-case "
     )
-    assert result.stdout.splitlines()[-1] == "1 files, 1 questions: 1 errors, 0 warnings"
+    assert result.stdout.splitlines()[-1] == (
+        "1 files, 1 questions: 1 errors, 0 warnings; math: 1 equations, 1 checked, 0 failed"
+    )
 
 
 def test_json_contract() -> None:

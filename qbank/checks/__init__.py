@@ -7,8 +7,8 @@ RECORD_CHECKS on each loaded file, BANK_CHECKS once over all of them.
 
 from __future__ import annotations
 
-from qbank.checks import bank, classification, markers, options, text
+from qbank.checks import arithmetic, bank, classification, markers, numeric, options, text
 
-RECORD_CHECKS = (bank.check_topic, bank.check_path)
+RECORD_CHECKS = (bank.check_topic, bank.check_path, arithmetic.check_math, numeric.check_claims)
 BANK_CHECKS = (bank.check_duplicate_ids,)
-FAMILIES = (text, markers, options, classification, bank)
+FAMILIES = (text, markers, options, classification, bank, arithmetic, numeric)

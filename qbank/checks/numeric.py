@@ -1,0 +1,55 @@
+"""`verify:` claims about number formats, re-executed exactly on the CPU (qbank/numerics)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from qbank.finding import Finding
+from qbank.napkin.lexer import NapkinError
+from qbank.rules import of, rule
+
+if TYPE_CHECKING:
+    from qbank.engine import Context
+    from qbank.validate import Record
+
+
+@rule("QB410", "numeric-claim")
+def check_claims(record: Record, context: Context) -> Iterator[Finding]:
+    """Each claim in a question's `verify:` list holds under exact IEEE arithmetic.
+
+    Kinds (research/fp16-gpu.md §2; shapes in `qbank schema`): format_constant, representable,
+    cast, overflow, underflow, scaled_product, round_trip, arithmetic (each op rounded, or fp32
+    then one rounding), accumulation (sequential or pairwise, in the dtype), loss_scaler (PyTorch
+    GradScaler's update rule). dtypes: float16, float32 (numpy), bfloat16, float8_e4m3fn,
+    float8_e5m2 (ml_dtypes). Numbers are strings, read exactly like napkin math; stated values use
+    the tolerance of `qbank explain arithmetic`.
+
+    The checker refuses to run, with this finding on every claim, in a process that flushes
+    subnormals to zero (research P13): its bfloat16 answers would be wrong.
+
+    Fails:
+        verify:
+          - {kind: cast, claim: "0.00097656 becomes 0 in BF16", dtype: bfloat16, value: "0.00097656", expect: "0"}
+    Passes:
+        verify:
+          - {kind: cast, claim: "0.00097656 becomes 2^-10 in BF16", dtype: bfloat16, value: "0.00097656", expect: "2^-10"}
+    """
+    question = record.question
+    if record.tombstone or question is None or not question.verify:
+        return
+    from qbank.numerics import verify  # numpy and ml_dtypes load only for questions with claims
+
+    refused = verify.flushes_subnormals()
+    for index, claim in enumerate(question.verify):
+        if refused:
+            problem = "not checked: this process flushes subnormals to zero (FTZ/DAZ), so results would be wrong"
+        else:
+            try:
+                problem = verify.check(claim)
+            except NapkinError as exc:
+                problem = f"cannot read the claim: {exc}"
+        if problem:
+            line, column = record.document.positions.value(("verify", index))
+            message = f"{claim.claim!r} is refuted: {problem}" if not refused else problem
+            yield of(check_claims).finding(record.document.path, line, column, message, record.question_id)

@@ -1,0 +1,582 @@
+"""Find the equations in napkin-math prose and re-check each one exactly.
+
+An equation is a chain of terms joined by relations: `a = b = c`, `≈`, `~`, `->`. A term is the
+longest run of math around a relation: numbers, units, operators, functions, and words that follow
+a number (`8 heads`, `tokens/s`). Parenthesised words are notes (`16 GB (weights)`); a parenthesised
+number right after a stated value restates it (`0.0065536 (6.5 * 10^-3)`).
+
+Tolerance (`qbank explain arithmetic`): each stated value is compared with the exact value of the
+last computed expression before it in the chain. `=` accepts the exact value rounded or truncated
+to the stated digits; `≈`, `~` and `= ~x` accept max(one unit in the last stated digit, 5%).
+`->` is a step ("becomes"): it counts as an equation only when both sides agree.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from qbank.napkin import units
+from qbank.napkin.evaluate import FUNCTIONS, Quantity, UnitError, _compound_known, evaluate, format_number, parse
+from qbank.napkin.lexer import LimitError, NapkinError, Token, normalise, tokenize
+from qbank.napkin.units import Mode
+
+APPROX_SHARE = Fraction(5, 100)
+_BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
+MAX_LINE = 10_000
+_APPROX_RELS = {"≈", "≃", "≅", "~"}
+_STEP_RELS = {"->", "→", "=>", "⇒"}
+_STOPS = {".", ":", ";", "!", "?", "|", "<", ">", "≤", "≥", "&", "#", "=", "\\", '"'}
+
+
+@dataclass
+class Term:
+    tokens: list[Token]
+    text: str
+    approx: bool = False  # written `~x`
+    label: bool = False  # a bare number after words, as in `K=5 rounds = …`: maybe a name, not math
+    unreadable: str = ""  # why this term cannot be evaluated, when the scan already knows
+
+
+@dataclass
+class Outcome:
+    """One relation between two terms, checked or not."""
+
+    status: str  # ok, arithmetic, unit-mismatch, unchecked, limit, skipped
+    text: str  # the relation as written (normalised)
+    message: str = ""
+    line: str = ""  # the source line it was found on
+
+
+def check_text(text: str) -> list[Outcome]:
+    """Every relation in a block of napkin-math prose, in order, with its verdict."""
+    outcomes: list[Outcome] = []
+    for line in text.splitlines():
+        found = _line_outcomes(_BULLET.sub("", line))
+        outcomes += [Outcome(o.status, o.text, o.message, line.strip()) for o in found if o.status != "skipped"]
+    return outcomes
+
+
+def _line_outcomes(line: str) -> list[Outcome]:
+    if len(line) > MAX_LINE:
+        return [Outcome("limit", line[:60], f"a line of {len(line)} characters is over the limit of {MAX_LINE}")]
+    if not re.search(r"[=≈~→>⇒≃≅]", line) or not re.search(r"\d", line):
+        return []
+    text = normalise(line)
+    try:
+        tokens = tokenize(text)
+    except LimitError as exc:
+        return [Outcome("limit", line.strip()[:80], str(exc))]
+    outcomes: list[Outcome] = []
+    for segment in _segments(tokens):
+        for chain, relations in _chains(segment, text):
+            outcomes += _check_chain(chain, relations)
+    return outcomes
+
+
+def stated(text: str) -> tuple[Fraction, Fraction | None]:
+    """A number written in a claim (`"1e-7"`, `"65,536"`, `"2^-24"`, `"19%"`): its exact value and,
+    when it is a stated value rather than an expression, one unit in its last digit."""
+    term = _term(tokenize(normalise(text)), normalise(text)) if text.strip() else None
+    if term is None or not term.tokens:
+        raise NapkinError(f"{text!r} is not a number")
+    value = _value(term, units.MODES[:1])
+    quantity = value.by_mode[units.MODES[0]]
+    if quantity.dims != units.NONE or value.unknown:
+        raise NapkinError(f"{text!r} is not a plain number")
+    return quantity.value, value.stated[units.MODES[0]] if value.stated else None
+
+
+def agrees(exact: Fraction, text: str, approx: bool = False) -> bool:
+    """Whether a stated number matches an exact value under the tolerance of `qbank explain arithmetic`."""
+    value, quantum = stated(text)
+    if quantum is None or value == 0:  # a claimed zero means zero, not "rounds to 0 digits"
+        return value == exact
+    if approx:
+        return abs(exact - value) <= max(quantum, APPROX_SHARE * abs(exact))
+    return _rounded_or_truncated(exact, value, quantum)
+
+
+def calculations(napkin_math: str) -> str:
+    """The **Calculations:** section of a napkin_math block (up to the conclusion marker)."""
+    match = re.search(r"\*\*Calculations:?\*\*:?(.*?)(?=\n[^\n]*\*\*Conclusion|\Z)", napkin_math, re.S)
+    return match.group(1) if match else ""
+
+
+# --- finding terms -------------------------------------------------------------------------------
+
+
+def _segments(tokens: list[Token]) -> Iterator[list[Token]]:
+    """Split at sentence punctuation and at commas outside parentheses."""
+    depth, start = 0, 0
+    for i, token in enumerate(tokens):
+        if token.kind == "lparen":
+            depth += 1
+        elif token.kind == "rparen":
+            depth = max(0, depth - 1)
+        elif (token.kind == "other" and token.text in _STOPS) or (token.kind == "comma" and depth == 0):
+            yield tokens[start:i]
+            start = i + 1
+    yield tokens[start:]
+
+
+def _chains(segment: list[Token], text: str) -> Iterator[tuple[list[Term], list[str]]]:
+    """Chains of terms and the relations between them (relations[i] joins terms i and i+1)."""
+    rels = [i for i, t in enumerate(segment) if t.kind == "rel" or _tilde_relation(segment, i)]
+    rels = [r for r in rels if r + 1 not in rels]  # `= ≈ 33 GB`: the second relation says it
+    terms: list[Term] = []
+    relations: list[str] = []
+    floor = 0
+    for n, r in enumerate(rels):
+        if not terms:
+            lhs = _backward(segment, r, floor, text)
+            terms, relations = ([lhs] if lhs else []), []
+        end = rels[n + 1] if n + 1 < len(rels) else len(segment)
+        rhs, stop = _forward(segment, r + 1, end, text)
+        if not terms or rhs is None:
+            if len(terms) > 1:
+                yield terms, relations
+            if rhs is not None and stop == end and _bare(rhs.tokens):
+                rhs.label = True  # `K=5 rounds = …`: the value of a name the scan could not read
+            terms, relations, floor = ([rhs] if rhs and stop == end else []), [], stop
+            continue
+        relations.append(segment[r].text)
+        terms.append(rhs)
+        _restatement(terms, relations, text)
+        if stop < end:  # words between this term and the next relation: the chain ends here
+            yield terms, relations
+            terms, relations, floor = [], [], stop
+    if len(terms) > 1:
+        yield terms, relations
+
+
+def _tilde_relation(segment: list[Token], i: int) -> bool:
+    """`a ~ b` relates; `= ~105 ms` and `~6e-5` only mark a value as approximate."""
+    token = segment[i]
+    if token.kind != "tilde" or i == 0:
+        return False
+    after = segment[i + 1] if i + 1 < len(segment) else None
+    return segment[i - 1].kind in ("num", "word", "rparen", "percent") and token.spaced and bool(after and after.spaced)
+
+
+def _is_unit(word: str) -> bool:
+    return word in units.UNITS or word in units.COUNTS or _compound_known(word)
+
+
+def _math_word(word: str) -> bool:
+    return _is_unit(word) or word in FUNCTIONS or word in ("per", "e")
+
+
+def _match(segment: list[Token], i: int, step: int, lo: int, hi: int) -> int:
+    """The index of the parenthesis matching segment[i], or -1."""
+    depth = 0
+    j = i
+    while lo <= j < hi:
+        kind = segment[j].kind
+        depth += (kind == "lparen") - (kind == "rparen") if step > 0 else (kind == "rparen") - (kind == "lparen")
+        if depth == 0:
+            return j
+        j += step
+    return -1
+
+
+def _group_kind(group: Sequence[Token], before: Token | None) -> str:
+    """math (numbers and math only), note (no numbers: `(weights)`), or prose."""
+    has_number = any(t.kind == "num" for t in group)
+    symbolic = before is not None and (before.kind == "op" and before.text == "^" or before.text in FUNCTIONS)
+    if not has_number:
+        return "prose" if symbolic else "note"
+    call = before is not None and before.text in FUNCTIONS
+    for k, token in enumerate(group):
+        if token.kind == "comma" and not call:
+            return "prose"
+        if token.kind == "word" and not _math_word(token.text) and not _follows_number(group, k):
+            return "prose"
+        if token.kind in ("other", "rel", "range", "ambiguous"):
+            return "prose"
+    return "math"
+
+
+def _follows_number(tokens: Sequence[Token], k: int) -> bool:
+    """A word right after a number (or after such words) annotates it: `8 heads`, `14 GB weights`."""
+    j = k - 1
+    while j >= 0 and tokens[j].kind == "word":
+        if _is_unit(tokens[j].text):
+            return True
+        j -= 1
+    return j >= 0 and tokens[j].kind in ("num", "percent", "rparen")
+
+
+def _backward(segment: list[Token], r: int, floor: int, text: str) -> Term | None:
+    kept: list[Token] = []
+    approx = False
+    j = r - 1
+    while j >= floor:
+        token = segment[j]
+        if token.kind == "rparen":
+            k = _match(segment, j, -1, floor, r)
+            kind = _group_kind(segment[k + 1 : j], segment[k - 1] if k > floor else None) if k >= 0 else "prose"
+            if kind == "prose":
+                break
+            if kind == "math":
+                kept[:0] = segment[k : j + 1]
+            j = k - 1
+            continue
+        if token.kind == "tilde":
+            approx, j = True, j - 1
+            continue
+        if not _mathy(segment, j, floor) or (_annotation(token) and kept and kept[0].kind in _OPERANDS):
+            break
+        kept.insert(0, token)
+        j -= 1
+    if j >= floor and segment[j].kind == "range":
+        return None  # `1-5 ms`: a range, not a value
+    cut = False
+    while kept and (kept[0].kind == "op" and kept[0].text in "*/+^" or kept[0].kind == "times"):
+        kept.pop(0)
+        cut = True
+    while kept and kept[0].kind == "word" and not (kept[0].text in FUNCTIONS or kept[0].text == "e"):
+        kept.pop(0)
+    if not any(t.kind == "num" for t in kept):
+        return None
+    label = _bare(kept) and (j >= floor or any(_annotation(t) for t in kept))
+    return _term(kept, text, approx, label, "it is the end of a longer expression" if cut else "")
+
+
+_OPERANDS = ("num", "lparen", "dollar")
+
+
+def _joins(word: str) -> bool:
+    """Words after which a number or group continues the math: `ln(2)`, `per 20 ms`."""
+    return word in FUNCTIONS or word in ("per", "e")
+
+
+def _annotation(token: Token) -> bool:
+    """A word that is neither a unit, a count nor a function: a note such as `weights`."""
+    return token.kind == "word" and not _math_word(token.text)
+
+
+def _mathy(segment: list[Token], j: int, floor: int) -> bool:
+    token = segment[j]
+    if token.kind in ("num", "op", "times", "dollar", "percent"):
+        return True
+    if token.kind == "word":
+        return _math_word(token.text) or _follows_number(segment[floor : j + 1], j - floor)
+    return False
+
+
+def _forward(segment: list[Token], start: int, end: int, text: str) -> tuple[Term | None, int]:
+    kept: list[Token] = []
+    approx = False
+    j = start
+    while j < end:
+        token = segment[j]
+        if token.kind == "tilde":
+            approx, j = True, j + 1
+            continue
+        if kept and kept[-1].kind == "word" and not _joins(kept[-1].text) and (
+            token.kind in ("num", "dollar") or (token.kind == "lparen" and _annotation(kept[-1]))
+        ):
+            break  # `18.5 ms at about 3 W`, `frames/s at batch 4`: a number after words starts new prose
+        if token.kind == "lparen":
+            k = _match(segment, j, 1, j, end)
+            kind = _group_kind(segment[j + 1 : k], segment[j - 1] if j > start else None) if k >= 0 else "prose"
+            if kind == "prose":
+                break
+            if kind == "math":
+                kept += segment[j : k + 1]
+            j = k + 1
+            continue
+        if token.kind == "rparen" or not _mathy_forward(kept, token):
+            break
+        kept.append(token)
+        j += 1
+    if j < end and segment[j].kind == "range":
+        return None, j
+    cut = False
+    while kept and kept[-1].kind in ("op", "dollar", "times"):
+        cut = cut or kept[-1].kind != "times"  # a trailing `x` in `3.3x` says "times", nothing is cut
+        kept.pop()
+    if not any(t.kind == "num" for t in kept):
+        return None, j
+    return _term(kept, text, approx, unreadable="it is the start of a longer expression" if cut else ""), j
+
+
+def _mathy_forward(kept: list[Token], token: Token) -> bool:
+    if token.kind in ("num", "op", "times", "dollar", "percent"):
+        return True
+    if token.kind == "word":
+        return _math_word(token.text) or (bool(kept) and _follows_number(kept + [token], len(kept)))
+    return False
+
+
+def _bare(tokens: Sequence[Token]) -> bool:
+    """A single number with its units and notes: `5 rounds`, `28GB`, `$3`, `(200 MB)`, `20x`."""
+    return sum(t.kind == "num" for t in tokens) == 1 and all(
+        t.kind in ("num", "word", "dollar", "percent", "times", "lparen", "rparen", "tilde")
+        or (t.kind == "op" and t.text == "/")
+        for t in tokens
+    )
+
+
+def _term(tokens: list[Token], text: str, approx: bool = False, label: bool = False, unreadable: str = "") -> Term:
+    shown = text[tokens[0].start : tokens[-1].start + len(tokens[-1].text)]
+    approx = approx or any(t.kind == "tilde" for t in tokens)
+    return Term([t for t in tokens if t.kind != "tilde"], shown.strip(), approx, label, unreadable)
+
+
+def _restatement(terms: list[Term], relations: list[str], text: str) -> None:
+    """`0.0065536 (6.5 * 10^-3)`, `312.5 s (5.2 minutes) of audio`: a parenthesised number right
+    after a stated value restates it; split it off as a term of its own."""
+    last = terms[-1].tokens
+    k = next((i for i, t in enumerate(last) if t.kind == "lparen"), -1)
+    if k <= 0 or not _bare(last[:k]):
+        return
+    close = _match(last, k, 1, k, len(last))
+    if close < 0 or any(t.kind != "word" for t in last[close + 1 :]):
+        return
+    inner = last[k + 1 : close]
+    approx = bool(inner) and inner[0].kind == "tilde"
+    inner = inner[1:] if approx else inner
+    words_ok = all(t.kind != "word" or _is_unit(t.text) for t in inner)
+    percent_ok = any(t.kind == "percent" for t in inner) <= any(t.kind == "percent" for t in last[:k])
+    terms[-1] = _term(last[:k], text, approx=terms[-1].approx)
+    if words_ok and percent_ok and any(t.kind == "num" for t in inner):
+        terms.append(_term(inner, text, approx=approx))
+        relations.append("(=)")
+
+
+# --- checking ------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Value:
+    by_mode: dict[Mode, Quantity]
+    stated: dict[Mode, Fraction] | None  # one unit in the last stated digit, for a bare value
+    unit: dict[Mode, Quantity] | None  # a bare value's written unit: `inferences/hour`
+    unit_text: str  # and how it is written
+    unknown: tuple[str, ...]
+    literal_share: Fraction  # expressions: the rounding share carried by their decimal inputs
+    has_units: bool  # whether any unit word is written
+
+
+def _check_chain(terms: list[Term], relations: list[str]) -> list[Outcome]:
+    modes = _modes(terms)
+    values = [_evaluate(term, modes) for term in terms]
+    while len(values) > 2 and isinstance(values[0], Outcome) and _symbolic(terms[0]):
+        values.pop(0)  # a symbolic left side, as in `Bubble = (p - 1)/(m + p - 1) = 7/23 = 0.304`
+        terms, relations = terms[1:], relations[1:]
+    units_written = _written_units(terms, values, modes)
+    outcomes: list[Outcome] = []
+    reference = 0
+    for i in range(1, len(terms)):
+        relation = relations[i - 1]
+        shown = f"{terms[reference].text} {relation} {terms[i].text}"
+        if relation == "(=)":
+            shown = f"{terms[reference].text} = {terms[i].text}"
+        a, b = values[reference], values[i]
+        if isinstance(a, Outcome) or isinstance(b, Outcome):
+            bad = a if isinstance(a, Outcome) else b
+            assert isinstance(bad, Outcome)
+            outcomes.append(Outcome(bad.status, shown, bad.message))
+            reference = i if isinstance(a, Outcome) or not isinstance(b, Outcome) else reference
+            continue
+        approx = relation in _APPROX_RELS | _STEP_RELS or terms[i].approx or terms[reference].approx
+        outcome = _compare(a, b, approx, shown, units_written, modes)
+        if relation in _STEP_RELS and (a.unknown or b.unknown):
+            outcome = Outcome("skipped", shown)  # `-> 1 failure every 9.6 hours`: prose, not a value
+        elif outcome.status != "ok":
+            outcome = _excuse(outcome, relation, terms[reference], a, b, reference)
+        outcomes.append(outcome)
+        if b.stated is None or outcome.status == "skipped":
+            reference = i  # a stated value never replaces a computed one as the reference
+    return outcomes
+
+
+def _symbolic(term: Term) -> bool:
+    return any(t.kind == "word" and not _math_word(t.text) for t in term.tokens) or bool(term.unreadable)
+
+
+def _excuse(outcome: Outcome, relation: str, left: Term, a: _Value, b: _Value, reference: int) -> Outcome:
+    """A failed comparison that may not be an equation after all."""
+    if relation in _STEP_RELS:
+        return Outcome("skipped", outcome.text)  # `240 GB -> 60 GB` is a change, not an equality
+    if relation == "(=)" and outcome.status == "unit-mismatch":
+        return Outcome("skipped", outcome.text)  # `13.6 ms/token (3.3x speedup)`: another quantity
+    if left.label and reference == 0:
+        return Outcome("skipped", outcome.text)  # `K=5 rounds = 5 * 9.8 + 137`: a name, not a value
+    if a.unknown or b.unknown:
+        words = ", ".join(dict.fromkeys(repr(w) for w in a.unknown + b.unknown))
+        return Outcome("unchecked", outcome.text, f"{outcome.message}; not sure what {words} means here")
+    return outcome
+
+
+def _evaluate(term: Term, modes: tuple[Mode, ...]) -> _Value | Outcome:
+    if term.unreadable:
+        return Outcome("unchecked", term.text, f"cannot read {term.text!r}: {term.unreadable}")
+    try:
+        return _value(term, modes)
+    except UnitError as exc:
+        return Outcome("unit-mismatch", term.text, str(exc))
+    except LimitError as exc:
+        return Outcome("limit", term.text, str(exc))
+    except NapkinError as exc:
+        return Outcome("unchecked", term.text, f"cannot read {term.text!r}: {exc}")
+
+
+def _modes(terms: list[Term]) -> tuple[Mode, ...]:
+    words = {t.text for term in terms for t in term.tokens if t.kind == "word"}
+    iec = any("iB" in w or "ibit" in w for w in words)
+    suffix_b = any(t.suffix == "B" for term in terms for t in term.tokens)
+    return tuple(m for m in units.MODES if (suffix_b or m.suffix_b_is_billion) and not (iec and m.binary_kb))
+
+
+def _value(term: Term, modes: tuple[Mode, ...]) -> _Value:
+    parsed = parse(term.tokens)
+    by_mode = {m: evaluate(parsed.node, m) for m in modes}
+    stated = unit = None
+    unit_text = ""
+    numbers = [t for t in term.tokens if t.kind == "num"]
+    if _bare(term.tokens) or _scaled(term.tokens):
+        digit = numbers[0]
+        stated = {m: abs(evaluate(_with(term.tokens, digit, digit.quantum), m).value) for m in modes}
+        if _bare(term.tokens):
+            unit = {m: evaluate(_with(term.tokens, digit, Fraction(1), ""), m) for m in modes}
+            after = term.text.partition(digit.text)[2].strip()
+            unit_text = ("$" if any(t.kind == "dollar" for t in term.tokens) else "") + after
+    share = sum(
+        (Fraction(t.quantum) / 2 / abs(t.value) for t in numbers if t.value and t.quantum and t.quantum < 1),
+        Fraction(0),
+    )
+    has_units = any(t.kind in ("word", "dollar", "percent") and _is_unit_token(t) for t in term.tokens)
+    return _Value(by_mode, stated, unit, unit_text, parsed.unknown_words, share, has_units)
+
+
+def _is_unit_token(token: Token) -> bool:
+    return token.kind != "word" or token.text in units.UNITS or _compound_known(token.text)
+
+
+def _with(tokens: list[Token], digit: Token, value: Fraction | None, suffix: str | None = None) -> Any:
+    """The term's syntax tree with one number replaced: its quantum, or 1 for its unit alone."""
+    changed = Token("num", digit.text, digit.start, value, digit.quantum, digit.suffix if suffix is None else suffix)
+    return parse([changed if t is digit else t for t in tokens]).node
+
+
+def _scaled(tokens: Sequence[Token]) -> bool:
+    """`6.5 * 10^-3` (with units after it): a stated value written in scientific notation."""
+    kinds = [(t.kind, "n" if t.kind == "num" else t.text) for t in tokens if t.kind != "word"]
+    if kinds[:4] != [("num", "n"), ("op", "*"), ("num", "n"), ("op", "^")]:
+        return False
+    rest = kinds[4:]
+    if rest[:1] in ([("op", "-")], [("op", "+")]):
+        rest = rest[1:]
+    ten = [t for t in tokens if t.kind == "num"][1]
+    return ten.value == 10 and rest[:1] == [("num", "n")] and all(k in (("op", "/"), ("percent", "%")) for k in rest[1:])
+
+
+def _written_units(terms: list[Term], values: list[_Value | Outcome], modes: tuple[Mode, ...]) -> dict[Mode, list[Quantity]]:
+    """Every unit the chain writes, alone or as a bare value's whole unit (`inferences/hour`)."""
+    found: dict[Mode, list[Quantity]] = {m: [] for m in modes}
+    for term, value in zip(terms, values, strict=True):
+        for m in modes:
+            if isinstance(value, _Value) and value.unit is not None:
+                found[m].append(value.unit[m])
+            for t in term.tokens:
+                parts = [t.text] if t.text in units.UNITS else t.text.split("-")
+                for part in parts if t.kind == "word" else ():
+                    unit = units.lookup(part, m)
+                    if unit is not None:
+                        found[m].append(Quantity(unit.factor, unit.dims))
+    return found
+
+
+def _compare(
+    a: _Value, b: _Value, approx: bool, shown: str, written: dict[Mode, list[Quantity]], modes: tuple[Mode, ...]
+) -> Outcome:
+    """Is b (stated or computed) the value of a (the reference) under some reading of the symbols?"""
+    mismatched = 0
+    closest: tuple[Fraction, Fraction] | None = None  # (relative gap, the left side in the right's unit)
+    for mode in modes:
+        x, y = a.by_mode[mode], b.by_mode[mode]
+        scales = _scales(x.dims, y.dims, written[mode])
+        if scales is None:
+            mismatched += 1
+            continue
+        if x.dims == y.dims and b.unit and not a.has_units:  # `120 * 9.5 = 1140 ms of work per s`
+            scales.append((Fraction(1), b.unit[mode].value or Fraction(1)))
+        for scale in scales:
+            left, right = x.value / scale[0], y.value / scale[1]
+            if _agrees(left, right, a, b, mode, scale, approx, x.inexact or y.inexact):
+                return Outcome("ok", shown)
+            unit = b.unit[mode].value / scale[1] if b.unit and b.unit[mode].value else Fraction(1)
+            gap = abs(left - right) / max(abs(left), abs(right))
+            if closest is None or gap < closest[0]:
+                closest = (gap, left / unit)
+    first = modes[0]
+    if closest is None:
+        x, y = a.by_mode[first], b.by_mode[first]
+        return Outcome("unit-mismatch", shown, f"{shown}: {units.describe(x.dims)} on the left, {units.describe(y.dims)} on the right")
+    value = format_number(closest[1])
+    written_unit = b.unit_text if b.unit else ""
+    shown_value = f"${value}{written_unit[1:]}" if written_unit.startswith("$") else f"{value} {written_unit}".strip()
+    return Outcome("arithmetic", shown, f"{shown}: the left side is {shown_value}")
+
+
+def _scales(left: units.Dims, right: units.Dims, written: list[Quantity]) -> list[tuple[Fraction, Fraction]] | None:
+    """How to compare two sides: in base units when their dimensions agree; when one side wrote only
+    part of the units (`30 * 100 B = 3 KB/s`, `7 * 2 = 14 GB`), in each written unit of what it left
+    out; None when neither side's units are part of the other's (a `unit-mismatch`)."""
+    if left == right:
+        return [(Fraction(1), Fraction(1))]
+    rich_left = _part_of(right, left)
+    if not rich_left and not _part_of(left, right):
+        return None
+    missing = units.div(left, right) if rich_left else units.div(right, left)
+    factors = {Fraction(1)}
+    for q in written:
+        if q.dims == missing:
+            factors.add(q.value)
+        elif q.dims == units.power(missing, -1) and q.value:
+            factors.add(1 / q.value)
+    return [((f, Fraction(1)) if rich_left else (Fraction(1), f)) for f in sorted(factors)]
+
+
+def _part_of(poor: units.Dims, rich: units.Dims) -> bool:
+    return all(p == 0 or p == r for p, r in zip(poor, rich, strict=True))
+
+
+def _agrees(
+    exact: Fraction,
+    stated: Fraction,
+    a: _Value,
+    b: _Value,
+    mode: Mode,
+    scale: tuple[Fraction, Fraction],
+    approx: bool,
+    inexact: bool,
+) -> bool:
+    if b.stated is None and a.stated is not None:  # a stated value on the left of an expression
+        exact, stated, a, b, scale = stated, exact, b, a, (scale[1], scale[0])
+    if b.stated is None:  # two expressions: equal, up to the rounding their decimal inputs carry
+        share = max(a.literal_share, b.literal_share) + (APPROX_SHARE if approx else 0)
+        return abs(exact - stated) <= share * abs(exact) + (Fraction(1, 10**30) if inexact else 0)
+    quantum = b.stated[mode] / scale[1]
+    if quantum == 0:
+        return exact == stated
+    if approx:
+        return abs(exact - stated) <= max(quantum, APPROX_SHARE * abs(exact))
+    return _rounded_or_truncated(exact, stated, quantum)
+
+
+def _rounded_or_truncated(exact: Fraction, stated: Fraction, quantum: Fraction) -> bool:
+    n = exact / quantum
+    k = stated / quantum
+    if k.denominator != 1:
+        return False
+    truncated = n.numerator // n.denominator if n >= 0 else -((-n).numerator // (-n).denominator)
+    below = n.numerator // n.denominator
+    nearest = {below, below + 1} if n - below == Fraction(1, 2) else {round(n)}
+    return k == truncated or k in nearest

@@ -1,0 +1,402 @@
+"""A safe evaluator for napkin-math expressions: a small parser over qbank's own tokens, exact
+`Fraction` arithmetic with units, and hard limits. Nothing is ever passed to `eval` or sympy.
+
+Grammar (precedence low → high):
+    sum     := product (('+' | '-') product)*
+    product := unary (('*' | '/' | 'x' | juxtaposition) unary)*
+    unary   := ('-' | '+') unary | postfix
+    postfix := power (unit | '/' unit | 'per' unit | '%' | 'x' | restatement)*
+    power   := primary ('^' exponent)?                right-associative: 10^10^10 = 10^(10^10)
+    exponent:= ('-' | '+') exponent | power           `10^9 Ops` is (10^9) Ops
+    primary := number | '$' number | '(' sum ')' | func '(' sum (',' sum)* ')' | '√' primary | 'e' | unit
+
+`sqrt`, `ln`, `log2`, `log10`, `exp` and non-integer powers are computed to 40 digits and marked
+inexact; everything else is exact. Limits (research P14): integer exponents up to 4096, results up
+to 20,000 bits, 300 tokens, 40 levels of parentheses.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from decimal import Context, Decimal
+from fractions import Fraction
+from typing import Any
+
+from qbank.napkin import units
+from qbank.napkin.lexer import MAX_EXPONENT, LimitError, NapkinError, Token
+from qbank.napkin.units import Dims, Mode
+
+MAX_TOKENS = 300
+MAX_DEPTH = 40
+MAX_BITS = 20_000
+_PRECISION = Context(prec=40)
+FUNCTIONS = frozenset({"sqrt", "ln", "log", "log2", "log10", "exp", "min", "max", "Max", "Min", "ceil", "floor"})
+_SUFFIX = {"k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "B": 10**9}
+
+
+@dataclass(frozen=True)
+class Quantity:
+    value: Fraction
+    dims: Dims = units.NONE
+    inexact: bool = False  # computed by an irrational function to 40 digits
+
+    def __str__(self) -> str:
+        return f"{format_number(self.value)} {units.describe(self.dims)}".removesuffix(" 1")
+
+
+Node = tuple[Any, ...]
+
+
+@dataclass
+class Parse:
+    """The syntax tree of one term, and what the evaluator learned while building it."""
+
+    node: Node
+    unknown_words: tuple[str, ...]  # annotation words that are neither units nor counts
+
+
+class _Parser:
+    def __init__(self, tokens: Sequence[Token]) -> None:
+        if len(tokens) > MAX_TOKENS:
+            raise LimitError(f"expression of {len(tokens)} tokens is over the limit of {MAX_TOKENS}")
+        self.tokens = tokens
+        self.i = 0
+        self.depth = 0
+        self.unknown: list[str] = []
+
+    def peek(self, offset: int = 0) -> Token | None:
+        j = self.i + offset
+        return self.tokens[j] if j < len(self.tokens) else None
+
+    def take(self) -> Token:
+        token = self.tokens[self.i]
+        self.i += 1
+        return token
+
+    def at(self, kind: str, text: str | None = None) -> bool:
+        token = self.peek()
+        return token is not None and token.kind == kind and (text is None or token.text == text)
+
+    def parse(self) -> Parse:
+        if not self.tokens:
+            raise NapkinError("empty expression")
+        node = self.sum()
+        if self.i != len(self.tokens):
+            raise NapkinError(f"cannot read {self.tokens[self.i].text!r} here")
+        return Parse(node, tuple(self.unknown))
+
+    def sum(self) -> Node:
+        node = self.product()
+        while self.at("op", "+") or self.at("op", "-"):
+            op = self.take().text
+            node = ("bin", op, node, self.product())
+        return node
+
+    def product(self) -> Node:
+        node = self.unary()
+        while True:
+            if self.at("op", "*") or self.at("op", "/") or self._times_between() or self._per_number():
+                op = "/" if self.take().text in ("/", "per") else "*"
+                node = ("bin", op, node, self.unary())
+            elif self._juxtaposed():  # `2(8-1)`, `2 (K,V) * …` is handled by the extractor
+                node = ("bin", "*", node, self.unary())
+            else:
+                return node
+
+    def _times_between(self) -> bool:
+        nxt = self.peek(1)
+        return self.at("times") and nxt is not None and nxt.kind in ("num", "lparen", "dollar", "op")
+
+    def _per_number(self) -> bool:
+        """`25 tokens per 20 ms`: `per` before a number divides by it."""
+        nxt = self.peek(1)
+        return self.at("word", "per") and nxt is not None and nxt.kind in ("num", "lparen")
+
+    def _juxtaposed(self) -> bool:
+        token = self.peek()
+        return token is not None and token.kind in ("lparen", "num") and not token.spaced
+
+    def unary(self) -> Node:
+        if self.at("op", "-") or self.at("op", "+"):
+            sign = self.take().text
+            inner = self.unary()
+            return ("neg", inner) if sign == "-" else inner
+        return self.postfix()
+
+    def power(self) -> Node:
+        base = self.primary()
+        if self.at("op", "^"):
+            self.take()
+            return ("pow", base, self.exponent())
+        return base
+
+    def exponent(self) -> Node:
+        """`10^9 Ops` is (10^9) Ops: an exponent is a signed number or group, never a unit."""
+        if self.at("op", "-") or self.at("op", "+"):
+            sign = self.take().text
+            inner = self.exponent()
+            return ("neg", inner) if sign == "-" else inner
+        return self.power()
+
+    def postfix(self) -> Node:
+        node = self.power()
+        while True:
+            token = self.peek()
+            if token is None:
+                return node
+            if token.kind == "word" and not self._is_call(token) and token.text != "per":
+                self.take()
+                node = self._times_unit(node, token.text, "*")
+            elif token.kind == "word" and token.text == "per" and self._word_after():
+                self.take()
+                node = self._times_unit(node, self.take().text, "/")
+            elif token.kind == "op" and token.text == "/" and self._word_after():
+                self.take()
+                node = self._times_unit(node, self.take().text, "/")
+            elif token.kind == "percent":
+                self.take()
+                node = ("bin", "*", node, ("num", Fraction(1, 100), ""))
+            elif token.kind == "times" and not self._times_between():
+                self.take()  # `3.3x`: says "a factor of", changes nothing
+            elif token.kind == "lparen" and token.spaced and node[0] in ("num", "bin") and self._restates(node):
+                self._group()  # `0.1 s (100 ms)`: a restatement inside an expression, a note
+            else:
+                return node
+
+    @staticmethod
+    def _restates(node: Node) -> bool:
+        """A number with units only: `0.1 s`, `$3/hour` (not `2 * 3`)."""
+        while node[0] == "bin" and node[3][0] == "unit":
+            node = node[2]
+        return node[0] == "num"
+
+    def _is_call(self, token: Token) -> bool:
+        return token.text in FUNCTIONS and self._call_follows()
+
+    def _word_after(self) -> bool:
+        nxt = self.peek(1)
+        return nxt is not None and nxt.kind == "word" and nxt.text not in FUNCTIONS
+
+    def _times_unit(self, node: Node, word: str, op: str) -> Node:
+        if word not in units.UNITS and word not in units.COUNTS and not _compound_known(word):
+            self.unknown.append(word)
+        return ("bin", op, node, ("unit", word))
+
+    def primary(self) -> Node:
+        token = self.peek()
+        if token is None:
+            raise NapkinError("expression ends too early")
+        if token.kind == "num":
+            self.take()
+            return ("num", token.value, token.suffix)
+        if token.kind == "dollar":
+            self.take()
+            return ("bin", "*", self.primary(), ("unit", "$"))
+        if token.kind == "lparen":
+            return self._group()
+        if token.kind == "op" and token.text == "√":
+            self.take()
+            return ("func", "sqrt", (self.postfix(),))
+        if token.kind == "word" and token.text in FUNCTIONS and self._call_follows():
+            self.take()
+            return ("func", token.text.lower(), self._arguments())
+        if token.kind == "word" and token.text == "e" and self.at_next("op", "^"):
+            self.take()
+            return ("e",)
+        if token.kind == "word" and (token.text in units.UNITS or _compound_known(token.text)):
+            self.take()  # `1 / 400 µs` reads the unit alone as one of it; `FLOP/Byte` likewise
+            return ("unit", token.text)
+        if token.kind == "ambiguous":
+            raise NapkinError(f"{token.text!r} is ambiguous: a decimal comma or a thousands separator?")
+        raise NapkinError(f"cannot read {token.text!r}")
+
+    def at_next(self, kind: str, text: str) -> bool:
+        nxt = self.peek(1)
+        return nxt is not None and nxt.kind == kind and nxt.text == text
+
+    def _call_follows(self) -> bool:
+        nxt = self.peek(1)
+        return nxt is not None and nxt.kind == "lparen"
+
+    def _group(self) -> Node:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise LimitError(f"more than {MAX_DEPTH} levels of parentheses")
+        self.take()
+        node = self.sum()
+        if not self.at("rparen"):
+            raise NapkinError("unbalanced parenthesis")
+        self.take()
+        self.depth -= 1
+        return node
+
+    def _arguments(self) -> tuple[Node, ...]:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise LimitError(f"more than {MAX_DEPTH} levels of parentheses")
+        self.take()
+        arguments = [self.sum()]
+        while self.at("comma"):
+            self.take()
+            arguments.append(self.sum())
+        if not self.at("rparen"):
+            raise NapkinError("unbalanced parenthesis")
+        self.take()
+        self.depth -= 1
+        return tuple(arguments)
+
+
+def _compound_known(word: str) -> bool:
+    """`GPU-hours`, `CPU-seconds`, `GPU-days`: a count joined to a unit."""
+    parts = word.split("-")
+    return len(parts) > 1 and all(p in units.UNITS or p in units.COUNTS or p.isupper() for p in parts)
+
+
+def parse(tokens: Sequence[Token]) -> Parse:
+    return _Parser(tokens).parse()
+
+
+def evaluate(node: Node, mode: Mode = units.MODES[0]) -> Quantity:
+    kind = node[0]
+    if kind == "num":
+        return _number(node[1], node[2], mode)
+    if kind == "unit":
+        return _unit(node[1], mode)
+    if kind == "neg":
+        inner = evaluate(node[1], mode)
+        return Quantity(-inner.value, inner.dims, inner.inexact)
+    if kind == "bin":
+        return _binary(node[1], evaluate(node[2], mode), evaluate(node[3], mode))
+    if kind == "pow":
+        return _power(evaluate(node[1], mode), evaluate(node[2], mode))
+    if kind == "func":
+        return _call(node[1], [evaluate(a, mode) for a in node[2]])
+    if kind == "e":
+        return Quantity(Fraction(Decimal(1).exp(_PRECISION)), inexact=True)
+    raise AssertionError(kind)
+
+
+def _number(value: Fraction, suffix: str, mode: Mode) -> Quantity:
+    if suffix == "B" and not mode.suffix_b_is_billion:
+        return Quantity(value, units.BYTE)
+    return Quantity(value * _SUFFIX.get(suffix, 1))
+
+
+def _unit(word: str, mode: Mode) -> Quantity:
+    factor, dims = Fraction(1), units.NONE
+    for part in word.split("-") if word not in units.UNITS else (word,):
+        unit = units.lookup(part, mode)
+        if unit is not None:
+            factor, dims = factor * unit.factor, units.mul(dims, unit.dims)
+    return Quantity(factor, dims)
+
+
+def _binary(op: str, a: Quantity, b: Quantity) -> Quantity:
+    inexact = a.inexact or b.inexact
+    if op == "*":
+        return _checked(Quantity(a.value * b.value, units.mul(a.dims, b.dims), inexact))
+    if op == "/":
+        if b.value == 0:
+            raise NapkinError("division by zero")
+        return _checked(Quantity(a.value / b.value, units.div(a.dims, b.dims), inexact))
+    if a.dims != b.dims and a.value != 0 and b.value != 0:
+        raise UnitError(a, b, op)
+    dims = a.dims if a.value != 0 else b.dims
+    return Quantity(a.value + b.value if op == "+" else a.value - b.value, dims, inexact)
+
+
+class UnitError(NapkinError):
+    """Adding or subtracting quantities of different dimensions (a `unit-mismatch`)."""
+
+    def __init__(self, a: Quantity, b: Quantity, op: str) -> None:
+        super().__init__(f"{a} {op} {b}: cannot add {units.describe(a.dims)} and {units.describe(b.dims)}")
+
+
+def _checked(q: Quantity) -> Quantity:
+    if q.value.numerator.bit_length() + q.value.denominator.bit_length() > MAX_BITS:
+        raise LimitError(f"a value needs more than {MAX_BITS} bits")
+    return q
+
+
+def _power(base: Quantity, exponent: Quantity) -> Quantity:
+    if exponent.dims != units.NONE:
+        raise NapkinError("an exponent must be a pure number")
+    k = exponent.value
+    if abs(k) > MAX_EXPONENT:
+        raise LimitError(f"exponent {format_number(k)} is over the limit of {MAX_EXPONENT}")
+    if k.denominator == 1:
+        bits = (base.value.numerator.bit_length() + base.value.denominator.bit_length()) * abs(int(k))
+        if bits > MAX_BITS:
+            raise LimitError(f"a power needs more than {MAX_BITS} bits")
+        return Quantity(base.value ** int(k), units.power(base.dims, int(k)), base.inexact)
+    if base.dims != units.NONE or base.value <= 0:
+        raise NapkinError("a fractional power needs a positive pure number")
+    if abs(float(k) * math.log10(float(base.value))) > 1000:
+        raise LimitError("a power that large is refused")
+    result = _decimal(base.value).ln(_PRECISION) * _decimal(k)
+    return Quantity(Fraction(result.exp(_PRECISION)), inexact=True)
+
+
+def _decimal(x: Fraction) -> Decimal:
+    return _PRECISION.divide(Decimal(x.numerator), Decimal(x.denominator))
+
+
+def _call(name: str, args: list[Quantity]) -> Quantity:
+    if name in ("min", "max"):
+        if len({a.dims for a in args}) > 1:
+            raise NapkinError(f"{name}() of different units")
+        pick = min if name == "min" else max
+        return pick(args, key=lambda a: a.value)
+    if len(args) != 1:
+        raise NapkinError(f"{name}() takes one argument")
+    (x,) = args
+    if x.dims != units.NONE and name != "sqrt":
+        raise NapkinError(f"{name}() of a quantity with units")
+    if name in ("ceil", "floor"):
+        return Quantity(Fraction(math.ceil(x.value) if name == "ceil" else math.floor(x.value)))
+    return _irrational(name, x)
+
+
+_IRRATIONAL: dict[str, Callable[[Decimal], Decimal]] = {
+    "sqrt": lambda d: d.sqrt(_PRECISION),
+    "ln": lambda d: d.ln(_PRECISION),
+    "log": lambda d: d.ln(_PRECISION),
+    "log10": lambda d: d.log10(_PRECISION),
+    "log2": lambda d: _PRECISION.divide(d.ln(_PRECISION), Decimal(2).ln(_PRECISION)),
+    "exp": lambda d: d.exp(_PRECISION),
+}
+
+
+def _irrational(name: str, x: Quantity) -> Quantity:
+    if name == "exp" and abs(x.value) > 2000:
+        raise LimitError("exp() of a number that large is refused")
+    if name != "exp" and x.value <= 0:
+        raise NapkinError(f"{name}() of a number that is not positive")
+    if name == "log2" and x.value.numerator & (x.value.numerator - 1) == 0 and x.value.denominator == 1:
+        return Quantity(Fraction(x.value.numerator.bit_length() - 1))  # log2 of a power of two is exact
+    if name == "sqrt":
+        exact = _exact_sqrt(x.value)
+        dims = tuple(p // 2 for p in x.dims)
+        if any(p % 2 for p in x.dims):
+            raise NapkinError("sqrt() of a unit with an odd power")
+        if exact is not None:
+            return Quantity(exact, dims)
+        return Quantity(Fraction(_IRRATIONAL[name](_decimal(x.value))), dims, inexact=True)
+    return Quantity(Fraction(_IRRATIONAL[name](_decimal(x.value))), inexact=True)
+
+
+def _exact_sqrt(x: Fraction) -> Fraction | None:
+    n, d = math.isqrt(x.numerator), math.isqrt(x.denominator)
+    return Fraction(n, d) if n * n == x.numerator and d * d == x.denominator else None
+
+
+def format_number(x: Fraction) -> str:
+    """A value as an author would read it: up to 6 significant digits, exact when short."""
+    if x.denominator == 1 and abs(x.numerator) < 10**15:
+        return f"{x.numerator:,}"
+    value = float(x)
+    if value != 0 and (abs(value) >= 1e15 or abs(value) < 1e-4):
+        return f"{value:.6g}"
+    return f"{value:,.6g}" if abs(value) >= 1000 else f"{value:.6g}"

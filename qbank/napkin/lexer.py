@@ -1,0 +1,151 @@
+"""Napkin-math text → tokens, with every literal kept as exact text (never a float).
+
+Normalisation handles what prose and LaTeX write (research/fp16-gpu.md §5.1): superscripts become
+`^(…)` before anything else (NFKC would turn `10⁻⁵` into `10−5`), `× · ⋅` are `*`, `−` is `-`,
+`\\times`, `\\text{}`, `$…$` are unwrapped, `**` between numbers is a power (sympy reads `2^16` as
+XOR; here `^` is always a power), and `65,536` is one number while `1,5` is refused as ambiguous.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+
+SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+_SUPER_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")
+_LATEX = [
+    (re.compile(r"\\(?:text|mathrm|mathbf|textbf|operatorname)\s*\{([^{}]*)\}"), r"\1"),
+    (re.compile(r"\\frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}"), r"((\1)/(\2))"),
+    (re.compile(r"\\sqrt\s*\{([^{}]*)\}"), r"√(\1)"),
+    (re.compile(r"\\(?:times|cdot)"), "*"),
+    (re.compile(r"\\(?:approx|sim)"), "≈"),
+    (re.compile(r"\\(?:rightarrow|to|Rightarrow)"), "→"),
+    (re.compile(r"\\(?:left|right)"), ""),
+    (re.compile(r"\\[,;: !]"), " "),
+    (re.compile(r"\\%"), "%"),
+]
+_CHARS = str.maketrans(
+    {"×": "*", "·": "*", "⋅": "*", "∗": "*", "−": "-", "÷": "/", "`": " ", "\u00a0": " ", "\u2009": " "}
+)
+
+
+MAX_DIGITS = 400  # in one literal
+MAX_EXPONENT = 4096  # in `1e…` and `…^k`: research P14
+
+
+class NapkinError(Exception):
+    """Text that is not napkin math qbank can read (an `unchecked-equation`)."""
+
+
+class LimitError(NapkinError):
+    """Text that would cost too much to evaluate (an exponent or size bomb): refused, never run."""
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str  # num, word, op, rel, lparen, rparen, comma, tilde, dollar, percent, range, other
+    text: str
+    start: int  # offset in the normalised text
+    value: Fraction | None = None  # num: the exact value of the digits (suffixes come later)
+    quantum: Fraction | None = None  # num: one unit in the last stated digit
+    suffix: str = ""  # num: a magnitude letter written against it: k K M B G T
+    spaced: bool = False  # a space came before this token
+
+
+def normalise(text: str) -> str:
+    text = _SUPER_RUN.sub(lambda m: "^(" + m.group().translate(SUPERSCRIPTS) + ")", text)
+    if "\\" in text:
+        for pattern, replacement in _LATEX:
+            text = pattern.sub(replacement, text)
+        text = text.replace("$", " ").replace("{", "(").replace("}", ")")
+    text = text.translate(_CHARS)
+    text = re.sub(r"(?<=[\d)])\s*\*\*\s*(?=[\d(+-])", "^", text)  # a power, not markdown bold
+    text = text.replace("**", " ")
+    text = re.sub(r"(?<=\d)[\u202f ](?=\d{3}(?!\d))", lambda m: "" if m.group() == "\u202f" else " ", text)
+    return text
+
+
+_TOKEN = re.compile(
+    r"""
+    (?P<hex>0x[0-9a-fA-F]+\b)
+  | (?P<grouped>\d{1,3}(?:,\d{3})+(?:\.\d+)?)(?!\d|,\d)
+  | (?P<ambiguous>\d+,\d+)
+  | (?P<num>(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?)
+  | (?P<rel>≈|=>|->|→|⇒|==|=|≃|≅)
+  | (?P<tilde>~)
+  | (?P<op>\^|\*|/|\+|-|√|–|—)
+  | (?P<lparen>[(\[])
+  | (?P<rparen>[)\]])
+  | (?P<comma>,)
+  | (?P<dollar>\$)
+  | (?P<percent>%)
+  | (?P<word>°C|[A-Za-zµμ°Ω][A-Za-z0-9µμ°Ω₂_']*(?:-[A-Za-z][A-Za-z0-9µμ_']*)*)
+  | (?P<space>\s+)
+  | (?P<other>.)
+    """,
+    re.VERBOSE,
+)
+_TIMES = re.compile(r"x(?:\d|$)")
+_MAGNITUDE = re.compile(r"[kKMBGT](?![A-Za-z0-9])")
+
+
+def tokenize(text: str) -> list[Token]:
+    """Tokens of already-normalised text. `7B`, `50M`, `4.1G` keep their letter as a suffix."""
+    tokens: list[Token] = []
+    spaced = False
+    pos = 0
+    while pos < len(text):
+        match = _TOKEN.match(text, pos)
+        assert match is not None  # `other` matches any character
+        kind, raw = match.lastgroup or "other", match.group()
+        pos = match.end()
+        if kind == "space":
+            spaced = True
+            continue
+        if kind == "word" and _TIMES.match(raw):  # `3x3`, `x 4`, `1.5x`: a factor sign, not a word
+            tokens.append(Token("times", "x", match.start(), spaced=spaced))
+            pos, spaced = match.start() + 1, False
+            continue
+        if kind in ("hex", "grouped", "num"):
+            value, quantum = _literal(raw, kind)
+            suffix = _MAGNITUDE.match(text, pos)
+            letter = ""
+            if suffix:
+                letter, pos = suffix.group(), suffix.end()
+            tokens.append(Token("num", raw + letter, match.start(), value, quantum, letter, spaced))
+        elif kind == "op" and raw == "-" and tokens and tokens[-1].kind == "num" and text[pos : pos + 1].isalpha():
+            continue  # `2048-token`: a compound adjective, read as `2048 token`
+        elif kind == "op" and (raw in "–—" or _is_range(tokens, text, pos, spaced)):
+            tokens.append(Token("range", raw, match.start(), spaced=spaced))
+        else:
+            tokens.append(Token(kind, raw, match.start(), spaced=spaced))
+        spaced = False
+    return tokens
+
+
+def _is_range(tokens: list[Token], text: str, pos: int, spaced: bool) -> bool:
+    """`1-5 ms` is a range, `2(8-1)` and `16 - 4` are subtractions: a hyphen with no spaces between
+    a smaller and a larger number, not just inside an opening parenthesis."""
+    if spaced or not tokens or tokens[-1].kind != "num" or text[pos - 1] != "-":
+        return False
+    after = _TOKEN.match(text, pos)
+    if after is None or after.lastgroup not in ("num", "grouped"):
+        return False
+    before = tokens[-2] if len(tokens) > 1 else None
+    opened = before is not None and before.kind == "lparen" and not tokens[-1].spaced
+    left, right = tokens[-1].value, Fraction(Decimal(after.group().replace(",", "")))
+    return not opened and left is not None and left < right
+
+
+def _literal(raw: str, kind: str) -> tuple[Fraction, Fraction]:
+    if kind == "hex":
+        return Fraction(int(raw, 16)), Fraction(1)
+    digits = raw.replace(",", "")
+    mantissa, _, exponent = digits.lower().partition("e")
+    if len(mantissa) > MAX_DIGITS or len(exponent) > 5 or abs(int(exponent or 0)) > MAX_EXPONENT:
+        raise LimitError(f"number {raw[:20]!r}… is too long or its exponent too large")
+    decimals = len(mantissa.partition(".")[2])
+    quantum = Fraction(1, 10**decimals) * Fraction(10) ** int(exponent or 0)
+    return Fraction(Decimal(digits)), quantum

@@ -1,0 +1,250 @@
+"""Run `verify:` claims on the CPU, exactly. Each check returns None when the claim holds, else a
+sentence saying what is true instead.
+
+Kinds and their references: research/fp16-gpu.md §2 (K1–K10); the loss scaler mirrors the ATen
+update kernel quoted in §2.4 (`_amp_update_scale_`), with the scale kept in float32.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from qbank.napkin.equations import agrees, stated
+from qbank.napkin.evaluate import format_number, parse
+from qbank.napkin.lexer import NapkinError, normalise, tokenize
+from qbank.numerics import claims as c
+from qbank.numerics.formats import FORMATS, NAN, Rounded, numpy_dtype
+
+
+def flushes_subnormals() -> bool:
+    """True when this process flushes float32 subnormals to zero (FTZ/DAZ set by a library built
+    with -ffast-math, or by torch.set_flush_denormal): bfloat16 results would be wrong (P13)."""
+    import numpy as np
+
+    tiny = np.float32(1e-40)
+    return bool(tiny * np.float32(1) == 0 or np.nextafter(np.float32(0), np.float32(1)) == 0)
+
+
+def check(claim: Any) -> str | None:
+    return _CHECKS[claim.kind](claim)
+
+
+def _show(value: Rounded) -> str:
+    return value if isinstance(value, str) else format_number(value)
+
+
+def _outcome_agrees(value: Rounded, expect: str, approx: bool) -> bool:
+    if isinstance(value, str) or expect.strip().lower() in ("inf", "-inf", "nan", "+inf"):
+        return isinstance(value, str) and value == expect.strip().lower().lstrip("+")
+    return agrees(value, expect, approx)
+
+
+def _format_constant(claim: c.FormatConstant) -> str | None:
+    exact = FORMATS[claim.dtype].constant(claim.field)
+    if agrees(exact, claim.expect, claim.approx):
+        return None
+    return f"{claim.dtype} {claim.field} is {format_number(exact)}, not {claim.expect}"
+
+
+def _representable(claim: c.Representable) -> str | None:
+    fmt = FORMATS[claim.dtype]
+    x, _ = stated(claim.value)
+    rounded = fmt.round(x)
+    kind = fmt.classify(rounded)
+    if kind != claim.expect:
+        return f"{claim.value} in {claim.dtype} becomes {_show(rounded)}, which is {kind}, not {claim.expect}"
+    if claim.exact is not None and (rounded == x) != claim.exact:
+        return f"{claim.value} is {'' if rounded == x else 'not '}exactly representable in {claim.dtype}"
+    return None
+
+
+def _cast(claim: c.Cast) -> str | None:
+    x, _ = stated(claim.value)
+    rounded = FORMATS[claim.dtype].round(x)
+    if not _outcome_agrees(rounded, claim.expect, claim.approx):
+        return f"{claim.value} in {claim.dtype} becomes {_show(rounded)}, not {claim.expect}"
+    if claim.rel_error is not None:
+        if isinstance(rounded, str) or x == 0:
+            return "a relative error needs a finite, non-zero value"
+        error = (rounded - x) / x
+        if not agrees(abs(error), claim.rel_error.lstrip("+-"), approx=True) or (
+            claim.rel_error.strip().startswith("-") != (error < 0) and error != 0
+        ):
+            return f"the relative error is {format_number(error * 100)}%, not {claim.rel_error}"
+    return None
+
+
+def _overflow(claim: c.Overflow) -> str | None:
+    fmt = FORMATS[claim.dtype]
+    x, _ = stated(claim.value)
+    rounded = fmt.round(x)
+    kind = {"nan": "nan", "inf": "inf"}.get(fmt.classify(rounded), "finite")  # none of these saturate
+    if kind == claim.expect:
+        return None
+    return f"{claim.value} in {claim.dtype} becomes {_show(rounded)} ({kind}), not {claim.expect}"
+
+
+def _underflow(claim: c.Underflow) -> str | None:
+    x, _ = stated(claim.value)
+    rounded = FORMATS[claim.dtype].round(x)
+    kind = "zero" if rounded == 0 else "nonzero"
+    if kind == claim.expect:
+        return None
+    return f"{claim.value} in {claim.dtype} becomes {_show(rounded)}, not {claim.expect}"
+
+
+def _scaled_product(claim: c.ScaledProduct) -> str | None:
+    fmt = FORMATS[claim.dtype]
+    x, _ = stated(claim.value)
+    scale, _ = stated(claim.scale)
+    if claim.order == "cast_then_scale":
+        first = fmt.round(x)
+        result = first if isinstance(first, str) else fmt.round(first * scale)
+    else:
+        result = fmt.round(x * scale)
+    kind = fmt.classify(result)
+    if kind != claim.expect:
+        return f"{claim.value} × {claim.scale} in {claim.dtype} ({claim.order}) is {_show(result)}, {kind}, not {claim.expect}"
+    if claim.expect_value is not None and not _outcome_agrees(result, claim.expect_value, claim.approx):
+        return f"{claim.value} × {claim.scale} in {claim.dtype} ({claim.order}) is {_show(result)}, not {claim.expect_value}"
+    return None
+
+
+def _round_trip(claim: c.RoundTrip) -> str | None:
+    x, _ = stated(claim.value)
+    rounded = FORMATS[claim.dtype].round(x)
+    if isinstance(rounded, str):
+        return f"{claim.value} overflows {claim.dtype} to {rounded}"
+    error = abs(rounded - x)
+    if claim.abs_error is not None and not agrees(error, claim.abs_error, claim.approx):
+        return f"the absolute error is {format_number(error)}, not {claim.abs_error}"
+    if claim.rel_error is not None and x != 0 and not agrees(error / abs(x), claim.rel_error, claim.approx):
+        return f"the relative error is {format_number(error / abs(x))}, not {claim.rel_error}"
+    return None
+
+
+def _arithmetic(claim: c.Arithmetic) -> str | None:
+    import numpy as np
+
+    dtype = numpy_dtype(claim.dtype)
+    work = np.dtype("float32") if claim.rounding == "fp32_then_cast" else dtype
+    node = parse(tokenize(normalise(claim.expr))).node
+    value = _in_dtype(node, work, FORMATS["float32" if work != dtype else claim.dtype])
+    result = np.asarray(value, dtype=work).astype(dtype)[()]
+    rounded = _rounded_of(result)
+    if _outcome_agrees(rounded, claim.expect, claim.approx):
+        return None
+    return f"{claim.expr} in {claim.dtype} ({claim.rounding}) is {_show(rounded)}, not {claim.expect}"
+
+
+def _in_dtype(node: tuple[Any, ...], dtype: Any, fmt: Any) -> Any:
+    """Evaluate +, -, *, / with numpy scalars of `dtype`: each operation rounds (eager kernels)."""
+    import numpy as np
+
+    kind = node[0]
+    if kind == "num" and not node[2]:
+        exact = fmt.round(node[1])
+        return np.asarray(float(exact) if not isinstance(exact, str) else float(exact), dtype=dtype)[()]
+    if kind == "neg":
+        return -_in_dtype(node[1], dtype, fmt)
+    if kind == "bin" and node[1] in "+-*/":
+        a, b = _in_dtype(node[2], dtype, fmt), _in_dtype(node[3], dtype, fmt)
+        with np.errstate(all="ignore"):
+            out = {"+": a + b, "-": a - b, "*": a * b, "/": a / b}[node[1]]
+        return np.asarray(out, dtype=dtype)[()]
+    raise NapkinError("an arithmetic claim takes numbers, + - * / and parentheses only")
+
+
+def _rounded_of(value: Any) -> Rounded:
+    import math
+
+    f = float(value)
+    if math.isnan(f):
+        return NAN
+    if math.isinf(f):
+        return "inf" if f > 0 else "-inf"
+    return Fraction(f)
+
+
+def _accumulation(claim: c.Accumulation) -> str | None:
+    import numpy as np
+
+    fmt = FORMATS[claim.dtype]
+    dtype = numpy_dtype(claim.dtype)
+    addend = fmt.round(stated(claim.addend)[0])
+    if isinstance(addend, str):
+        return f"the addend {claim.addend} is {addend} in {claim.dtype}"
+    values = np.full(claim.n, float(addend), dtype=dtype)
+    stalled = False
+    with np.errstate(all="ignore"):
+        if claim.order == "sequential":  # np.add.accumulate adds left to right in the dtype (P12)
+            partial = np.add.accumulate(values, dtype=dtype)
+            total = partial[-1]
+            stalled = bool(claim.n > 1 and addend != 0 and np.any(partial[1:] == partial[:-1]))
+        else:
+            total = _pairwise(values)
+    rounded = _rounded_of(total)
+    if not _outcome_agrees(rounded, claim.expect, claim.approx):
+        return f"{claim.order} sum of {claim.n} × {claim.addend} in {claim.dtype} is {_show(rounded)}, not {claim.expect}"
+    if claim.stalls is not None and claim.order == "sequential" and stalled != claim.stalls:
+        return f"the sequential sum {'does' if stalled else 'does not'} stop growing before {claim.n} adds"
+    return None
+
+
+def _pairwise(values: Any) -> Any:
+    import numpy as np
+
+    while len(values) > 1:
+        if len(values) % 2:
+            values = np.append(values, values.dtype.type(0))
+        values = values[0::2] + values[1::2]
+    return values[0]
+
+
+def _loss_scaler(claim: c.LossScaler) -> str | None:
+    """PyTorch GradScaler (ATen `_amp_update_scale_`): on inf/NaN the step is skipped, the scale is
+    multiplied by backoff_factor and the clean-step counter resets; after growth_interval clean steps
+    in a row the scale is multiplied by growth_factor unless that would be inf in float32."""
+    import numpy as np
+
+    scale = np.float32(float(stated(claim.init_scale)[0]))
+    growth = np.float32(float(stated(claim.growth_factor)[0]))
+    backoff = np.float32(float(stated(claim.backoff_factor)[0]))
+    overflows = set(claim.overflow_steps)
+    tracker = skipped = 0
+    history: dict[int, Fraction] = {}
+    for step in range(1, claim.steps + 1):
+        if step in overflows:
+            scale, tracker, skipped = np.float32(scale * backoff), 0, skipped + 1
+        elif tracker + 1 == claim.growth_interval:
+            grown = np.float32(scale * growth)
+            scale = grown if np.isfinite(grown) else scale
+            tracker = 0
+        else:
+            tracker += 1
+        history[step] = Fraction(float(scale))
+    for key, expect in sorted((claim.expect_scale or {}).items(), key=lambda item: int(item[0])):
+        step = int(key)
+        if step not in history:
+            return f"step {step} is outside the {claim.steps} steps simulated"
+        if not agrees(history[step], expect):
+            return f"the scale after step {step} is {format_number(history[step])}, not {expect}"
+    if claim.expect_skipped is not None and skipped != claim.expect_skipped:
+        return f"{skipped} steps are skipped, not {claim.expect_skipped}"
+    return None
+
+
+_CHECKS: dict[str, Callable[[Any], str | None]] = {
+    "format_constant": _format_constant,
+    "representable": _representable,
+    "cast": _cast,
+    "overflow": _overflow,
+    "underflow": _underflow,
+    "scaled_product": _scaled_product,
+    "round_trip": _round_trip,
+    "arithmetic": _arithmetic,
+    "accumulation": _accumulation,
+    "loss_scaler": _loss_scaler,
+}
