@@ -42,8 +42,11 @@ def check_claims(record: Record, context: Context) -> Iterator[Finding]:
 
     refused = verify.flushes_subnormals()
     for index, claim in enumerate(question.verify):
+        problem: str | None
         if refused:
-            problem = "not checked: this process flushes subnormals to zero (FTZ/DAZ), so results would be wrong"
+            problem = (
+                "not checked: this process flushes subnormals to zero (FTZ/DAZ), so results would be wrong"
+            )
         else:
             try:
                 problem = verify.check(claim)

@@ -20,13 +20,21 @@ from fractions import Fraction
 from typing import Any
 
 from qbank.napkin import units
-from qbank.napkin.evaluate import FUNCTIONS, Quantity, UnitError, _compound_known, evaluate, format_number, parse
-from qbank.napkin.lexer import LimitError, NapkinError, Token, normalise, tokenize
+from qbank.napkin.evaluate import (
+    FUNCTIONS,
+    Quantity,
+    UnitError,
+    _compound_known,
+    evaluate,
+    format_number,
+    parse,
+)
+from qbank.napkin.lexer import MAX_TEXT, LimitError, NapkinError, Token, normalise, tokenize
 from qbank.napkin.units import Mode
 
 APPROX_SHARE = Fraction(5, 100)
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
-MAX_LINE = 10_000
+MAX_LINE = MAX_TEXT
 _APPROX_RELS = {"≈", "≃", "≅", "~"}
 _STEP_RELS = {"->", "→", "=>", "⇒"}
 _STOPS = {".", ":", ";", "!", "?", "|", "<", ">", "≤", "≥", "&", "#", "=", "\\", '"'}
@@ -56,17 +64,21 @@ def check_text(text: str) -> list[Outcome]:
     outcomes: list[Outcome] = []
     for line in text.splitlines():
         found = _line_outcomes(_BULLET.sub("", line))
-        outcomes += [Outcome(o.status, o.text, o.message, line.strip()) for o in found if o.status != "skipped"]
+        outcomes += [
+            Outcome(o.status, o.text, o.message, line.strip()) for o in found if o.status != "skipped"
+        ]
     return outcomes
 
 
 def _line_outcomes(line: str) -> list[Outcome]:
     if len(line) > MAX_LINE:
-        return [Outcome("limit", line[:60], f"a line of {len(line)} characters is over the limit of {MAX_LINE}")]
+        return [
+            Outcome("limit", line[:60], f"a line of {len(line)} characters is over the limit of {MAX_LINE}")
+        ]
     if not re.search(r"[=≈~→>⇒≃≅]", line) or not re.search(r"\d", line):
         return []
-    text = normalise(line)
     try:
+        text = normalise(line)
         tokens = tokenize(text)
     except LimitError as exc:
         return [Outcome("limit", line.strip()[:80], str(exc))]
@@ -159,7 +171,11 @@ def _tilde_relation(segment: list[Token], i: int) -> bool:
     if token.kind != "tilde" or i == 0:
         return False
     after = segment[i + 1] if i + 1 < len(segment) else None
-    return segment[i - 1].kind in ("num", "word", "rparen", "percent") and token.spaced and bool(after and after.spaced)
+    return (
+        segment[i - 1].kind in ("num", "word", "rparen", "percent")
+        and token.spaced
+        and bool(after and after.spaced)
+    )
 
 
 def _is_unit(word: str) -> bool:
@@ -176,7 +192,9 @@ def _match(segment: list[Token], i: int, step: int, lo: int, hi: int) -> int:
     j = i
     while lo <= j < hi:
         kind = segment[j].kind
-        depth += (kind == "lparen") - (kind == "rparen") if step > 0 else (kind == "rparen") - (kind == "lparen")
+        depth += (
+            (kind == "lparen") - (kind == "rparen") if step > 0 else (kind == "rparen") - (kind == "lparen")
+        )
         if depth == 0:
             return j
         j += step
@@ -218,7 +236,9 @@ def _backward(segment: list[Token], r: int, floor: int, text: str) -> Term | Non
         token = segment[j]
         if token.kind == "rparen":
             k = _match(segment, j, -1, floor, r)
-            kind = _group_kind(segment[k + 1 : j], segment[k - 1] if k > floor else None) if k >= 0 else "prose"
+            kind = (
+                _group_kind(segment[k + 1 : j], segment[k - 1] if k > floor else None) if k >= 0 else "prose"
+            )
             if kind == "prose":
                 break
             if kind == "math":
@@ -277,13 +297,18 @@ def _forward(segment: list[Token], start: int, end: int, text: str) -> tuple[Ter
         if token.kind == "tilde":
             approx, j = True, j + 1
             continue
-        if kept and kept[-1].kind == "word" and not _joins(kept[-1].text) and (
-            token.kind in ("num", "dollar") or (token.kind == "lparen" and _annotation(kept[-1]))
+        if (
+            kept
+            and kept[-1].kind == "word"
+            and not _joins(kept[-1].text)
+            and (token.kind in ("num", "dollar") or (token.kind == "lparen" and _annotation(kept[-1])))
         ):
             break  # `18.5 ms at about 3 W`, `frames/s at batch 4`: a number after words starts new prose
         if token.kind == "lparen":
             k = _match(segment, j, 1, j, end)
-            kind = _group_kind(segment[j + 1 : k], segment[j - 1] if j > start else None) if k >= 0 else "prose"
+            kind = (
+                _group_kind(segment[j + 1 : k], segment[j - 1] if j > start else None) if k >= 0 else "prose"
+            )
             if kind == "prose":
                 break
             if kind == "math":
@@ -322,7 +347,9 @@ def _bare(tokens: Sequence[Token]) -> bool:
     )
 
 
-def _term(tokens: list[Token], text: str, approx: bool = False, label: bool = False, unreadable: str = "") -> Term:
+def _term(
+    tokens: list[Token], text: str, approx: bool = False, label: bool = False, unreadable: str = ""
+) -> Term:
     shown = text[tokens[0].start : tokens[-1].start + len(tokens[-1].text)]
     approx = approx or any(t.kind == "tilde" for t in tokens)
     return Term([t for t in tokens if t.kind != "tilde"], shown.strip(), approx, label, unreadable)
@@ -461,7 +488,9 @@ def _is_unit_token(token: Token) -> bool:
 
 def _with(tokens: list[Token], digit: Token, value: Fraction | None, suffix: str | None = None) -> Any:
     """The term's syntax tree with one number replaced: its quantum, or 1 for its unit alone."""
-    changed = Token("num", digit.text, digit.start, value, digit.quantum, digit.suffix if suffix is None else suffix)
+    changed = Token(
+        "num", digit.text, digit.start, value, digit.quantum, digit.suffix if suffix is None else suffix
+    )
     return parse([changed if t is digit else t for t in tokens]).node
 
 
@@ -474,10 +503,16 @@ def _scaled(tokens: Sequence[Token]) -> bool:
     if rest[:1] in ([("op", "-")], [("op", "+")]):
         rest = rest[1:]
     ten = [t for t in tokens if t.kind == "num"][1]
-    return ten.value == 10 and rest[:1] == [("num", "n")] and all(k in (("op", "/"), ("percent", "%")) for k in rest[1:])
+    return (
+        ten.value == 10
+        and rest[:1] == [("num", "n")]
+        and all(k in (("op", "/"), ("percent", "%")) for k in rest[1:])
+    )
 
 
-def _written_units(terms: list[Term], values: list[_Value | Outcome], modes: tuple[Mode, ...]) -> dict[Mode, list[Quantity]]:
+def _written_units(
+    terms: list[Term], values: list[_Value | Outcome], modes: tuple[Mode, ...]
+) -> dict[Mode, list[Quantity]]:
     """Every unit the chain writes, alone or as a bare value's whole unit (`inferences/hour`)."""
     found: dict[Mode, list[Quantity]] = {m: [] for m in modes}
     for term, value in zip(terms, values, strict=True):
@@ -494,7 +529,12 @@ def _written_units(terms: list[Term], values: list[_Value | Outcome], modes: tup
 
 
 def _compare(
-    a: _Value, b: _Value, approx: bool, shown: str, written: dict[Mode, list[Quantity]], modes: tuple[Mode, ...]
+    a: _Value,
+    b: _Value,
+    approx: bool,
+    shown: str,
+    written: dict[Mode, list[Quantity]],
+    modes: tuple[Mode, ...],
 ) -> Outcome:
     """Is b (stated or computed) the value of a (the reference) under some reading of the symbols?"""
     mismatched = 0
@@ -518,14 +558,24 @@ def _compare(
     first = modes[0]
     if closest is None:
         x, y = a.by_mode[first], b.by_mode[first]
-        return Outcome("unit-mismatch", shown, f"{shown}: {units.describe(x.dims)} on the left, {units.describe(y.dims)} on the right")
+        return Outcome(
+            "unit-mismatch",
+            shown,
+            f"{shown}: {units.describe(x.dims)} on the left, {units.describe(y.dims)} on the right",
+        )
+    if b.stated is None and a.stated is not None:  # `65,536 = 2^15`: show the computed side
+        return Outcome("arithmetic", shown, f"{shown}: the right side is {b.by_mode[first]}")
     value = format_number(closest[1])
     written_unit = b.unit_text if b.unit else ""
-    shown_value = f"${value}{written_unit[1:]}" if written_unit.startswith("$") else f"{value} {written_unit}".strip()
+    shown_value = (
+        f"${value}{written_unit[1:]}" if written_unit.startswith("$") else f"{value} {written_unit}".strip()
+    )
     return Outcome("arithmetic", shown, f"{shown}: the left side is {shown_value}")
 
 
-def _scales(left: units.Dims, right: units.Dims, written: list[Quantity]) -> list[tuple[Fraction, Fraction]] | None:
+def _scales(
+    left: units.Dims, right: units.Dims, written: list[Quantity]
+) -> list[tuple[Fraction, Fraction]] | None:
     """How to compare two sides: in base units when their dimensions agree; when one side wrote only
     part of the units (`30 * 100 B = 3 KB/s`, `7 * 2 = 14 GB`), in each written unit of what it left
     out; None when neither side's units are part of the other's (a `unit-mismatch`)."""

@@ -32,7 +32,9 @@ MAX_TOKENS = 300
 MAX_DEPTH = 40
 MAX_BITS = 20_000
 _PRECISION = Context(prec=40)
-FUNCTIONS = frozenset({"sqrt", "ln", "log", "log2", "log10", "exp", "min", "max", "Max", "Min", "ceil", "floor"})
+FUNCTIONS = frozenset(
+    {"sqrt", "ln", "log", "log2", "log10", "exp", "min", "max", "Max", "Min", "ceil", "floor"}
+)
 _SUFFIX = {"k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "B": 10**9}
 
 
@@ -149,10 +151,14 @@ class _Parser:
             if token.kind == "word" and not self._is_call(token) and token.text != "per":
                 self.take()
                 node = self._times_unit(node, token.text, "*")
-            elif token.kind == "word" and token.text == "per" and self._word_after():
-                self.take()
-                node = self._times_unit(node, self.take().text, "/")
-            elif token.kind == "op" and token.text == "/" and self._word_after():
+            elif (
+                token.kind == "word"
+                and token.text == "per"
+                and self._word_after()
+                or token.kind == "op"
+                and token.text == "/"
+                and self._word_after()
+            ):
                 self.take()
                 node = self._times_unit(node, self.take().text, "/")
             elif token.kind == "percent":
@@ -160,7 +166,9 @@ class _Parser:
                 node = ("bin", "*", node, ("num", Fraction(1, 100), ""))
             elif token.kind == "times" and not self._times_between():
                 self.take()  # `3.3x`: says "a factor of", changes nothing
-            elif token.kind == "lparen" and token.spaced and node[0] in ("num", "bin") and self._restates(node):
+            elif (
+                token.kind == "lparen" and token.spaced and node[0] in ("num", "bin") and self._restates(node)
+            ):
                 self._group()  # `0.1 s (100 ms)`: a restatement inside an expression, a note
             else:
                 return node
@@ -170,7 +178,7 @@ class _Parser:
         """A number with units only: `0.1 s`, `$3/hour` (not `2 * 3`)."""
         while node[0] == "bin" and node[3][0] == "unit":
             node = node[2]
-        return node[0] == "num"
+        return bool(node[0] == "num")
 
     def _is_call(self, token: Token) -> bool:
         return token.text in FUNCTIONS and self._call_follows()

@@ -31,6 +31,7 @@ _CHARS = str.maketrans(
 )
 
 
+MAX_TEXT = 10_000  # characters read at once (one line of napkin math)
 MAX_DIGITS = 400  # in one literal
 MAX_EXPONENT = 4096  # in `1e…` and `…^k`: research P14
 
@@ -55,6 +56,8 @@ class Token:
 
 
 def normalise(text: str) -> str:
+    if len(text) > MAX_TEXT:
+        raise LimitError(f"text of {len(text):,} characters is over the limit of {MAX_TEXT:,}")
     text = _SUPER_RUN.sub(lambda m: "^(" + m.group().translate(SUPERSCRIPTS) + ")", text)
     if "\\" in text:
         for pattern, replacement in _LATEX:
@@ -93,6 +96,8 @@ _MAGNITUDE = re.compile(r"[kKMBGT](?![A-Za-z0-9])")
 
 def tokenize(text: str) -> list[Token]:
     """Tokens of already-normalised text. `7B`, `50M`, `4.1G` keep their letter as a suffix."""
+    if len(text) > MAX_TEXT:
+        raise LimitError(f"text of {len(text):,} characters is over the limit of {MAX_TEXT:,}")
     tokens: list[Token] = []
     spaced = False
     pos = 0
@@ -115,7 +120,13 @@ def tokenize(text: str) -> list[Token]:
             if suffix:
                 letter, pos = suffix.group(), suffix.end()
             tokens.append(Token("num", raw + letter, match.start(), value, quantum, letter, spaced))
-        elif kind == "op" and raw == "-" and tokens and tokens[-1].kind == "num" and text[pos : pos + 1].isalpha():
+        elif (
+            kind == "op"
+            and raw == "-"
+            and tokens
+            and tokens[-1].kind == "num"
+            and text[pos : pos + 1].isalpha()
+        ):
             continue  # `2048-token`: a compound adjective, read as `2048 token`
         elif kind == "op" and (raw in "–—" or _is_range(tokens, text, pos, spaced)):
             tokens.append(Token("range", raw, match.start(), spaced=spaced))

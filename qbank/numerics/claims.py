@@ -16,8 +16,12 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 Dtype = Literal["float16", "bfloat16", "float32", "float8_e4m3fn", "float8_e5m2"]
-Number = Annotated[str, Field(min_length=1, max_length=200, description='An exact number as text: "1e-7", "2^-24".')]
-Outcome = Annotated[str, Field(min_length=1, max_length=200, description='A number, or "inf", "-inf", "nan".')]
+Number = Annotated[
+    str, Field(min_length=1, max_length=200, description='An exact number as text: "1e-7", "2^-24".')
+]
+Outcome = Annotated[
+    str, Field(min_length=1, max_length=200, description='A number, or "inf", "-inf", "nan".')
+]
 ValueClass = Literal["zero", "subnormal", "normal", "inf", "nan"]
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 INF = "inf"
 NAN = "nan"
@@ -30,7 +31,7 @@ class Format:
 
     @property
     def min_exponent(self) -> int:
-        return 2 - 2 ** (self.exponent_bits - 1)
+        return int(2 - 2 ** (self.exponent_bits - 1))
 
     @property
     def smallest_normal(self) -> Fraction:
@@ -103,7 +104,7 @@ FORMATS = {
 }
 
 
-def numpy_dtype(name: str) -> object:
+def numpy_dtype(name: str) -> Any:
     """The numpy dtype for a format name (imports numpy and ml_dtypes only when a claim needs one)."""
     import numpy as np
 

@@ -219,7 +219,8 @@ def _loss_scaler(claim: c.LossScaler) -> str | None:
         if step in overflows:
             scale, tracker, skipped = np.float32(scale * backoff), 0, skipped + 1
         elif tracker + 1 == claim.growth_interval:
-            grown = np.float32(scale * growth)
+            with np.errstate(over="ignore"):
+                grown = np.float32(scale * growth)
             scale = grown if np.isfinite(grown) else scale
             tracker = 0
         else:

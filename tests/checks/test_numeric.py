@@ -1,0 +1,33 @@
+"""The numeric-claim rule in an audit: the seed question's claims, and refusal when FTZ is on."""
+
+from __future__ import annotations
+
+import pytest
+
+from qbank.numerics import verify
+from tests.conftest import EXAMPLES, REPO, audit_json
+
+SEED = REPO / "questions" / "cloud" / "precision" / "cloud-202611-5e7a.yaml"
+
+
+def test_seed_question_claims_hold_and_cover_the_issue_facts() -> None:
+    code, report = audit_json(str(SEED))
+    assert code == 0 and report["findings"] == []
+    text = SEED.read_text(encoding="utf-8")
+    for fact in ('value: "1e-7"', 'expect: "2^-23"', 'value: "65,536"', "dtype: bfloat16", 'expect: "0.25"'):
+        assert fact in text
+
+
+def test_checker_refuses_when_the_process_flushes_subnormals(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(verify, "flushes_subnormals", lambda: True)
+    code, report = audit_json(str(SEED))
+    assert code == 1
+    messages = {f["message"] for f in report["findings"]}
+    assert len(report["findings"]) == 7 and all("flushes subnormals" in m for m in messages)
+
+
+def test_refuted_claim_points_at_the_claim() -> None:
+    code, report = audit_json(str(EXAMPLES / "invalid" / "numeric-claim"))
+    (finding,) = report["findings"]
+    assert code == 1 and finding["name"] == "numeric-claim" and "2^-10" not in finding["message"]
+    assert "0.000976562" in finding["message"]

@@ -1,0 +1,107 @@
+"""Each claim kind is confirmed when true and refuted when false, with the facts from research §2.3."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import TypeAdapter
+
+from qbank.numerics import verify
+from qbank.numerics.claims import Claim
+
+CLAIM = TypeAdapter(Claim)
+
+
+def run(**fields: Any) -> str | None:
+    return verify.check(CLAIM.validate_python({"claim": "a claim", **fields}))
+
+
+TRUE_AND_FALSE = [
+    ({"kind": "format_constant", "dtype": "float16", "field": "max", "expect": "65504"}, {"expect": "65536"}),
+    (
+        {
+            "kind": "format_constant",
+            "dtype": "float16",
+            "field": "smallest_normal",
+            "expect": "6e-5",
+            "approx": True,
+        },
+        {"expect": "6e-6"},
+    ),
+    (
+        {"kind": "representable", "dtype": "float16", "value": "1e-7", "expect": "subnormal", "exact": False},
+        {"expect": "zero"},
+    ),
+    (
+        {"kind": "cast", "dtype": "float16", "value": "1e-7", "expect": "2^-23", "rel_error": "+19%"},
+        {"rel_error": "-19%"},
+    ),
+    ({"kind": "cast", "dtype": "bfloat16", "value": "0.00097656", "expect": "2^-10"}, {"expect": "0"}),
+    ({"kind": "cast", "dtype": "float8_e4m3fn", "value": "0.0009765625", "expect": "0"}, {"expect": "2^-10"}),
+    ({"kind": "overflow", "dtype": "float16", "value": "65,536", "expect": "inf"}, {"value": "65519"}),
+    ({"kind": "overflow", "dtype": "float8_e4m3fn", "value": "500", "expect": "nan"}, {"expect": "inf"}),
+    ({"kind": "underflow", "dtype": "float16", "value": "2.98e-8", "expect": "zero"}, {"value": "2.99e-8"}),
+    (
+        {
+            "kind": "scaled_product",
+            "dtype": "float16",
+            "value": "1e-7",
+            "scale": "65536",
+            "expect": "normal",
+            "expect_value": "0.0065536",
+        },
+        {"order": "cast_then_scale"},
+    ),
+    (
+        {"kind": "round_trip", "dtype": "float16", "value": "0.1", "abs_error": "2.44e-5"},
+        {"abs_error": "2.44e-4"},
+    ),
+    ({"kind": "arithmetic", "dtype": "float16", "expr": "2048 + 1", "expect": "2048"}, {"expect": "2049"}),
+    ({"kind": "arithmetic", "dtype": "bfloat16", "expr": "256 + 1", "expect": "256"}, {"dtype": "float32"}),
+    (
+        {
+            "kind": "accumulation",
+            "dtype": "float16",
+            "addend": "1e-4",
+            "n": 100000,
+            "expect": "0.25",
+            "stalls": True,
+        },
+        {"dtype": "float32"},
+    ),
+    (
+        {"kind": "accumulation", "dtype": "bfloat16", "addend": "1e-4", "n": 100000, "expect": "0.03125"},
+        {"order": "pairwise"},
+    ),
+    (
+        {
+            "kind": "loss_scaler",
+            "overflow_steps": [1, 2, 3],
+            "steps": 4000,
+            "expect_scale": {"3": "8192", "2003": "16384"},
+            "expect_skipped": 3,
+        },
+        {"growth_interval": 1000},
+    ),
+]
+
+
+@pytest.mark.parametrize(("claim", "change"), TRUE_AND_FALSE)
+def test_true_claim_holds_and_changed_claim_is_refuted(claim: dict[str, Any], change: dict[str, Any]) -> None:
+    assert run(**claim) is None
+    assert run(**{**claim, **change})
+
+
+def test_every_kind_is_covered() -> None:
+    kinds = {claim["kind"] for claim, _ in TRUE_AND_FALSE}
+    assert kinds == set(verify._CHECKS)
+
+
+def test_loss_scaler_does_not_grow_past_float32() -> None:
+    claim = {"kind": "loss_scaler", "init_scale": "2^127", "growth_interval": 1, "steps": 3}
+    assert run(**claim, expect_scale={"3": "2^127"}) is None
+
+
+def test_this_process_keeps_subnormals() -> None:
+    assert not verify.flushes_subnormals()
