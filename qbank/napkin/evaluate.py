@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Context, Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from qbank.napkin import units
 from qbank.napkin.lexer import MAX_EXPONENT, LimitError, NapkinError, Token
@@ -38,8 +38,7 @@ FUNCTIONS = frozenset(
 _SUFFIX = {"k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "B": 10**9}
 
 
-@dataclass(frozen=True)
-class Quantity:
+class Quantity(NamedTuple):  # a tuple: one is made per operation
     value: Fraction
     dims: Dims = units.NONE
     inexact: bool = False  # computed by an irrational function to 40 digits
@@ -78,8 +77,10 @@ class _Parser:
         return token
 
     def at(self, kind: str, text: str | None = None) -> bool:
-        token = self.peek()
-        return token is not None and token.kind == kind and (text is None or token.text == text)
+        if self.i >= len(self.tokens):
+            return False
+        token = self.tokens[self.i]
+        return token.kind == kind and (text is None or token.text == text)
 
     def parse(self) -> Parse:
         if not self.tokens:
@@ -276,7 +277,10 @@ def evaluate(node: Node, mode: Mode = units.MODES[0]) -> Quantity:
         inner = evaluate(node[1], mode)
         return Quantity(-inner.value, inner.dims, inner.inexact)
     if kind == "bin":
-        return _binary(node[1], evaluate(node[2], mode), evaluate(node[3], mode))
+        left = evaluate(node[2], mode)
+        if node[3][0] == "unit" and units.lookup(node[3][1], mode) is None and "-" not in node[3][1]:
+            return left  # a count or a note: `8 heads`, `tokens`
+        return _binary(node[1], left, evaluate(node[3], mode))
     if kind == "pow":
         return _power(evaluate(node[1], mode), evaluate(node[2], mode))
     if kind == "func":
@@ -287,6 +291,8 @@ def evaluate(node: Node, mode: Mode = units.MODES[0]) -> Quantity:
 
 
 def _number(value: Fraction, suffix: str, mode: Mode) -> Quantity:
+    if not suffix:
+        return Quantity(value)
     if suffix == "B" and not mode.suffix_b_is_billion:
         return Quantity(value, units.BYTE)
     return Quantity(value * _SUFFIX.get(suffix, 1))
@@ -303,6 +309,8 @@ def _unit(word: str, mode: Mode) -> Quantity:
 
 def _binary(op: str, a: Quantity, b: Quantity) -> Quantity:
     inexact = a.inexact or b.inexact
+    if op == "*" and b.dims is units.NONE and b.value == 1:
+        return a
     if op == "*":
         return _checked(Quantity(a.value * b.value, units.mul(a.dims, b.dims), inexact))
     if op == "/":

@@ -9,9 +9,9 @@ XOR; here `^` is always a power), and `65,536` is one number while `1,5` is refu
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
+from typing import NamedTuple
 
 SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 _SUPER_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")
@@ -44,8 +44,7 @@ class LimitError(NapkinError):
     """Text that would cost too much to evaluate (an exponent or size bomb): refused, never run."""
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):  # a tuple: thousands are made per bank, and tuples are cheap to build
     kind: str  # num, word, op, rel, lparen, rparen, comma, tilde, dollar, percent, range, other
     text: str
     start: int  # offset in the normalised text
@@ -157,6 +156,9 @@ def _literal(raw: str, kind: str) -> tuple[Fraction, Fraction]:
     mantissa, _, exponent = digits.lower().partition("e")
     if len(mantissa) > MAX_DIGITS or len(exponent) > 5 or abs(int(exponent or 0)) > MAX_EXPONENT:
         raise LimitError(f"number {raw[:20]!r}… is too long or its exponent too large")
-    decimals = len(mantissa.partition(".")[2])
-    quantum = Fraction(1, 10**decimals) * Fraction(10) ** int(exponent or 0)
-    return Fraction(Decimal(digits)), quantum
+    whole, _, decimals = mantissa.partition(".")
+    power = int(exponent or 0) - len(decimals)  # exact: the digits as an integer times 10^power
+    digits_value = int(whole + decimals or "0")
+    if power >= 0:
+        return Fraction(digits_value * 10**power), Fraction(10**power)
+    return Fraction(digits_value, 10**-power), Fraction(1, 10**-power)

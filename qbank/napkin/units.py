@@ -29,10 +29,16 @@ def dims(**powers: int) -> Dims:
 
 
 def mul(a: Dims, b: Dims) -> Dims:
+    if b == NONE:
+        return a
+    if a == NONE:
+        return b
     return tuple(x + y for x, y in zip(a, b, strict=True))
 
 
 def div(a: Dims, b: Dims) -> Dims:
+    if b == NONE:
+        return a
     return tuple(x - y for x, y in zip(a, b, strict=True))
 
 
