@@ -42,3 +42,14 @@ def test_every_sample_finding_has_a_real_position(staffml_sample: Path) -> None:
     for f in report["findings"]:
         lines = (REPO / f["path"]).read_text(encoding="utf-8").splitlines()  # absolute paths stay absolute
         assert 1 <= f["line"] <= len(lines) and 1 <= f["column"] <= len(lines[f["line"] - 1]) + 1, f
+
+
+def test_sample_napkin_math_is_re_executed(staffml_sample: Path) -> None:
+    _, report = audit_json(str(staffml_sample))
+    math = report["summary"]["math"]
+    assert math["checked"] >= 0.8 * math["equations"], math
+    wrong = {(Path(f["path"]).name, f["name"]) for f in report["findings"] if f["code"] in ("QB400", "QB401")}
+    # Real errors in the published bank: 262.4e9 / 34.8e6 is 7,540, not 7,529; 0.354 * 1.18 is 0.418 mA,
+    # not ~0.44; `8.8h * 3600s * 10 FPS` multiplies hours by seconds.
+    assert {("edge-1127.yaml", "arithmetic"), ("tinyml-0099.yaml", "arithmetic")} <= wrong
+    assert ("edge-0090.yaml", "unit-mismatch") in wrong

@@ -90,7 +90,8 @@ _TOKEN = re.compile(
     re.VERBOSE,
 )
 _TIMES = re.compile(r"x(?:\d|$)")
-_MAGNITUDE = re.compile(r"[kKMBGT](?![A-Za-z0-9])")
+_MAGNITUDE = re.compile(r"[kKMG]|T|B(?!/)")  # `0.5B/param` is bytes per parameter, not billions
+_MAGNITUDE_END = re.compile(r"(?![A-Za-z0-9])")
 
 
 def tokenize(text: str) -> list[Token]:
@@ -116,7 +117,7 @@ def tokenize(text: str) -> list[Token]:
             value, quantum = _literal(raw, kind)
             suffix = _MAGNITUDE.match(text, pos)
             letter = ""
-            if suffix:
+            if suffix and _MAGNITUDE_END.match(text, suffix.end()):
                 letter, pos = suffix.group(), suffix.end()
             tokens.append(Token("num", raw + letter, match.start(), value, quantum, letter, spaced))
         elif (

@@ -106,7 +106,7 @@ def _table() -> dict[str, Unit]:
     add("nanoseconds nanosecond", Fraction(1, 10**9), SECOND)
     add("min mins minute minutes", 60, SECOND)
     add("h hr hrs hour hours", 3600, SECOND)
-    add("day days", 86400, SECOND)
+    add("d day days", 86400, SECOND)
     add("week weeks", 7 * 86400, SECOND)
     add("month months mo", 30 * 86400, SECOND)
     add("year years yr", 365 * 86400, SECOND)
