@@ -122,11 +122,7 @@ class _Parser:
         return token is not None and token.kind in ("lparen", "num") and not token.spaced
 
     def unary(self) -> Node:
-        if self.at("op", "-") or self.at("op", "+"):
-            sign = self.take().text
-            inner = self.unary()
-            return ("neg", inner) if sign == "-" else inner
-        return self.postfix()
+        return self._signed(self.postfix)
 
     def power(self) -> Node:
         base = self.primary()
@@ -137,11 +133,14 @@ class _Parser:
 
     def exponent(self) -> Node:
         """`10^9 Ops` is (10^9) Ops: an exponent is a signed number or group, never a unit."""
-        if self.at("op", "-") or self.at("op", "+"):
-            sign = self.take().text
-            inner = self.exponent()
-            return ("neg", inner) if sign == "-" else inner
-        return self.power()
+        return self._signed(self.power)
+
+    def _signed(self, operand: Callable[[], Node]) -> Node:
+        negative = False
+        while self.at("op", "-") or self.at("op", "+"):
+            negative ^= self.take().text == "-"
+        node = operand()
+        return ("neg", node) if negative else node
 
     def postfix(self) -> Node:
         node = self.power()
