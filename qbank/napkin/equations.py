@@ -24,10 +24,12 @@ from qbank.napkin.evaluate import (
     FUNCTIONS,
     Quantity,
     UnitError,
-    _compound_known,
     evaluate,
     format_number,
+    is_known,
+    is_unit,
     parse,
+    unit_of,
 )
 from qbank.napkin.lexer import MAX_TEXT, LimitError, NapkinError, Token, normalise, tokenize
 from qbank.napkin.units import Mode
@@ -92,7 +94,8 @@ def _line_outcomes(line: str) -> list[Outcome]:
 def stated(text: str) -> tuple[Fraction, Fraction | None]:
     """A number written in a claim (`"1e-7"`, `"65,536"`, `"2^-24"`, `"19%"`): its exact value and,
     when it is a stated value rather than an expression, one unit in its last digit."""
-    term = _term(tokenize(normalise(text)), normalise(text)) if text.strip() else None
+    normal = normalise(text)
+    term = _term(tokenize(normal), normal) if text.strip() else None
     if term is None or not term.tokens:
         raise NapkinError(f"{text!r} is not a number")
     value = _value(term, units.MODES[:1])
@@ -107,9 +110,7 @@ def agrees(exact: Fraction, text: str, approx: bool = False) -> bool:
     value, quantum = stated(text)
     if quantum is None or value == 0:  # a claimed zero means zero, not "rounds to 0 digits"
         return value == exact
-    if approx:
-        return abs(exact - value) <= max(quantum, APPROX_SHARE * abs(exact))
-    return _rounded_or_truncated(exact, value, quantum)
+    return _within(exact, value, quantum, approx)
 
 
 def calculations(napkin_math: str) -> str:
@@ -178,23 +179,18 @@ def _tilde_relation(segment: list[Token], i: int) -> bool:
     )
 
 
-def _is_unit(word: str) -> bool:
-    return word in units.UNITS or word in units.COUNTS or _compound_known(word)
-
-
 def _math_word(word: str) -> bool:
-    return _is_unit(word) or word in FUNCTIONS or word in ("per", "e")
+    return is_known(word) or _joins(word)
 
 
 def _match(segment: list[Token], i: int, step: int, lo: int, hi: int) -> int:
-    """The index of the parenthesis matching segment[i], or -1."""
+    """The index of the parenthesis matching segment[i] (scanning by `step`), or -1."""
+    opening, closing = ("lparen", "rparen") if step > 0 else ("rparen", "lparen")
     depth = 0
     j = i
     while lo <= j < hi:
         kind = segment[j].kind
-        depth += (
-            (kind == "lparen") - (kind == "rparen") if step > 0 else (kind == "rparen") - (kind == "lparen")
-        )
+        depth += (kind == opening) - (kind == closing)
         if depth == 0:
             return j
         j += step
@@ -222,7 +218,7 @@ def _follows_number(tokens: Sequence[Token], k: int) -> bool:
     """A word right after a number (or after such words) annotates it: `8 heads`, `14 GB weights`."""
     j = k - 1
     while j >= 0 and tokens[j].kind == "word":
-        if _is_unit(tokens[j].text):
+        if is_known(tokens[j].text):
             return True
         j -= 1
     return j >= 0 and tokens[j].kind in ("num", "percent", "rparen")
@@ -248,7 +244,7 @@ def _backward(segment: list[Token], r: int, floor: int, text: str) -> Term | Non
         if token.kind == "tilde":
             approx, j = True, j - 1
             continue
-        if not _mathy(segment, j, floor) or (_annotation(token) and kept and kept[0].kind in _OPERANDS):
+        if not _mathy(token, segment[floor:j]) or (_annotation(token) and kept and kept[0].kind in _OPERANDS):
             break
         kept.insert(0, token)
         j -= 1
@@ -279,12 +275,12 @@ def _annotation(token: Token) -> bool:
     return token.kind == "word" and not _math_word(token.text)
 
 
-def _mathy(segment: list[Token], j: int, floor: int) -> bool:
-    token = segment[j]
+def _mathy(token: Token, before: Sequence[Token]) -> bool:
+    """Whether a token belongs to a term, given the tokens before it (a word only after a number)."""
     if token.kind in ("num", "op", "times", "dollar", "percent"):
         return True
     if token.kind == "word":
-        return _math_word(token.text) or _follows_number(segment[floor : j + 1], j - floor)
+        return _math_word(token.text) or _follows_number([*before, token], len(before))
     return False
 
 
@@ -315,7 +311,7 @@ def _forward(segment: list[Token], start: int, end: int, text: str) -> tuple[Ter
                 kept += segment[j : k + 1]
             j = k + 1
             continue
-        if token.kind == "rparen" or not _mathy_forward(kept, token):
+        if token.kind == "rparen" or not _mathy(token, kept):
             break
         kept.append(token)
         j += 1
@@ -328,14 +324,6 @@ def _forward(segment: list[Token], start: int, end: int, text: str) -> tuple[Ter
     if not any(t.kind == "num" for t in kept):
         return None, j
     return _term(kept, text, approx, unreadable="it is the start of a longer expression" if cut else ""), j
-
-
-def _mathy_forward(kept: list[Token], token: Token) -> bool:
-    if token.kind in ("num", "op", "times", "dollar", "percent"):
-        return True
-    if token.kind == "word":
-        return _math_word(token.text) or (bool(kept) and _follows_number(kept + [token], len(kept)))
-    return False
 
 
 def _bare(tokens: Sequence[Token]) -> bool:
@@ -368,7 +356,7 @@ def _restatement(terms: list[Term], relations: list[str], text: str) -> None:
     inner = last[k + 1 : close]
     approx = bool(inner) and inner[0].kind == "tilde"
     inner = inner[1:] if approx else inner
-    words_ok = all(t.kind != "word" or _is_unit(t.text) for t in inner)
+    words_ok = all(t.kind != "word" or is_known(t.text) for t in inner)
     percent_ok = any(t.kind == "percent" for t in inner) <= any(t.kind == "percent" for t in last[:k])
     terms[-1] = _term(last[:k], text, approx=terms[-1].approx)
     if words_ok and percent_ok and any(t.kind == "num" for t in inner):
@@ -409,7 +397,8 @@ def _check_chain(terms: list[Term], relations: list[str]) -> list[Outcome]:
             bad = a if isinstance(a, Outcome) else b
             assert isinstance(bad, Outcome)
             outcomes.append(Outcome(bad.status, shown, bad.message))
-            reference = i if isinstance(a, Outcome) or not isinstance(b, Outcome) else reference
+            if isinstance(a, Outcome):
+                reference = i
             continue
         approx = relation in _APPROX_RELS | _STEP_RELS or terms[i].approx or terms[reference].approx
         outcome = _compare(a, b, approx, shown, units_written, modes)
@@ -478,12 +467,10 @@ def _value(term: Term, modes: tuple[Mode, ...]) -> _Value:
         (Fraction(t.quantum) / 2 / abs(t.value) for t in numbers if t.value and t.quantum and t.quantum < 1),
         Fraction(0),
     )
-    has_units = any(t.kind in ("word", "dollar", "percent") and _is_unit_token(t) for t in term.tokens)
+    has_units = any(
+        t.kind in ("dollar", "percent") or t.kind == "word" and is_unit(t.text) for t in term.tokens
+    )
     return _Value(by_mode, stated, unit, unit_text, parsed.unknown_words, share, has_units)
-
-
-def _is_unit_token(token: Token) -> bool:
-    return token.kind != "word" or token.text in units.UNITS or _compound_known(token.text)
 
 
 def _with(tokens: list[Token], digit: Token, value: Fraction | None, suffix: str | None = None) -> Any:
@@ -519,12 +506,7 @@ def _written_units(
         for m in modes:
             if isinstance(value, _Value) and value.unit is not None:
                 found[m].append(value.unit[m])
-            for t in term.tokens:
-                parts = [t.text] if t.text in units.UNITS else t.text.split("-")
-                for part in parts if t.kind == "word" else ():
-                    unit = units.lookup(part, m)
-                    if unit is not None:
-                        found[m].append(Quantity(unit.factor, unit.dims))
+            found[m] += [unit_of(t.text, m) for t in term.tokens if t.kind == "word"]
     return found
 
 
@@ -616,6 +598,11 @@ def _agrees(
     quantum = b.stated[mode] / scale[1]
     if quantum == 0:
         return exact == stated
+    return _within(exact, stated, quantum, approx)
+
+
+def _within(exact: Fraction, stated: Fraction, quantum: Fraction, approx: bool) -> bool:
+    """The tolerance policy for a stated value with one unit `quantum` in its last digit."""
     if approx:
         return abs(exact - stated) <= max(quantum, APPROX_SHARE * abs(exact))
     return _rounded_or_truncated(exact, stated, quantum)

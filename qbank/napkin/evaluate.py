@@ -188,7 +188,7 @@ class _Parser:
         return nxt is not None and nxt.kind == "word" and nxt.text not in FUNCTIONS
 
     def _times_unit(self, node: Node, word: str, op: str) -> Node:
-        if word not in units.UNITS and word not in units.COUNTS and not _compound_known(word):
+        if not is_known(word):
             self.unknown.append(word)
         return ("bin", op, node, ("unit", word))
 
@@ -207,13 +207,13 @@ class _Parser:
         if token.kind == "op" and token.text == "√":
             self.take()
             return ("func", "sqrt", (self.postfix(),))
-        if token.kind == "word" and token.text in FUNCTIONS and self._call_follows():
+        if token.kind == "word" and self._is_call(token):
             self.take()
             return ("func", token.text.lower(), self._arguments())
         if token.kind == "word" and token.text == "e" and self.at_next("op", "^"):
             self.take()
             return ("e",)
-        if token.kind == "word" and (token.text in units.UNITS or _compound_known(token.text)):
+        if token.kind == "word" and is_unit(token.text):
             self.take()  # `1 / 400 µs` reads the unit alone as one of it; `FLOP/Byte` likewise
             return ("unit", token.text)
         if token.kind == "ambiguous":
@@ -229,18 +229,13 @@ class _Parser:
         return nxt is not None and nxt.kind == "lparen"
 
     def _group(self) -> Node:
-        self.depth += 1
-        if self.depth > MAX_DEPTH:
-            raise LimitError(f"more than {MAX_DEPTH} levels of parentheses")
-        self.take()
-        node = self.sum()
-        if not self.at("rparen"):
-            raise NapkinError("unbalanced parenthesis")
-        self.take()
-        self.depth -= 1
-        return node
+        arguments = self._arguments()
+        if len(arguments) != 1:
+            raise NapkinError("a comma inside parentheses that are not a function call")
+        return arguments[0]
 
     def _arguments(self) -> tuple[Node, ...]:
+        """`(a)` or `(a, b, …)`, counting the nesting depth against MAX_DEPTH."""
         self.depth += 1
         if self.depth > MAX_DEPTH:
             raise LimitError(f"more than {MAX_DEPTH} levels of parentheses")
@@ -262,6 +257,16 @@ def _compound_known(word: str) -> bool:
     return len(parts) > 1 and all(p in units.UNITS or p in units.COUNTS or p.isupper() for p in parts)
 
 
+def is_unit(word: str) -> bool:
+    """A unit, alone or joined to a count: `GB`, `GPU-hours`."""
+    return word in units.UNITS or _compound_known(word)
+
+
+def is_known(word: str) -> bool:
+    """A unit or a count word (`tokens`): not a note whose meaning qbank has to guess."""
+    return is_unit(word) or word in units.COUNTS
+
+
 def parse(tokens: Sequence[Token]) -> Parse:
     return _Parser(tokens).parse()
 
@@ -271,7 +276,7 @@ def evaluate(node: Node, mode: Mode = units.MODES[0]) -> Quantity:
     if kind == "num":
         return _number(node[1], node[2], mode)
     if kind == "unit":
-        return _unit(node[1], mode)
+        return unit_of(node[1], mode)
     if kind == "neg":
         inner = evaluate(node[1], mode)
         return Quantity(-inner.value, inner.dims, inner.inexact)
@@ -297,7 +302,8 @@ def _number(value: Fraction, suffix: str, mode: Mode) -> Quantity:
     return Quantity(value * _SUFFIX.get(suffix, 1))
 
 
-def _unit(word: str, mode: Mode) -> Quantity:
+def unit_of(word: str, mode: Mode) -> Quantity:
+    """One of the unit a word names; 1 for a count or a note, `hr` for `GPU-hr`."""
     factor, dims = Fraction(1), units.NONE
     for part in word.split("-") if word not in units.UNITS else (word,):
         unit = units.lookup(part, mode)

@@ -9,7 +9,6 @@ XOR; here `^` is always a power), and `65,536` is one number while `1,5` is refu
 from __future__ import annotations
 
 import re
-from decimal import Decimal
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -146,7 +145,7 @@ def _is_range(tokens: list[Token], text: str, pos: int, spaced: bool) -> bool:
         return False
     before = tokens[-2] if len(tokens) > 1 else None
     opened = before is not None and before.kind == "lparen" and not tokens[-1].spaced
-    left, right = tokens[-1].value, Fraction(Decimal(after.group().replace(",", "")))
+    left, right = tokens[-1].value, _literal(after.group(), after.lastgroup)[0]
     return not opened and left is not None and left < right
 
 

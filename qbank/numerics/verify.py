@@ -41,6 +41,12 @@ def _outcome_agrees(value: Rounded, expect: str, approx: bool) -> bool:
     return agrees(value, expect, approx)
 
 
+def _stored(claim: Any) -> tuple[Fraction, Rounded]:
+    """A claim's value, read exactly, and what it becomes when stored in the claim's format."""
+    x, _ = stated(claim.value)
+    return x, FORMATS[claim.dtype].round(x)
+
+
 def _format_constant(claim: c.FormatConstant) -> str | None:
     exact = FORMATS[claim.dtype].constant(claim.field)
     if agrees(exact, claim.expect, claim.approx):
@@ -49,10 +55,8 @@ def _format_constant(claim: c.FormatConstant) -> str | None:
 
 
 def _representable(claim: c.Representable) -> str | None:
-    fmt = FORMATS[claim.dtype]
-    x, _ = stated(claim.value)
-    rounded = fmt.round(x)
-    kind = fmt.classify(rounded)
+    x, rounded = _stored(claim)
+    kind = FORMATS[claim.dtype].classify(rounded)
     if kind != claim.expect:
         return f"{claim.value} in {claim.dtype} becomes {_show(rounded)}, which is {kind}, not {claim.expect}"
     if claim.exact is not None and (rounded == x) != claim.exact:
@@ -61,8 +65,7 @@ def _representable(claim: c.Representable) -> str | None:
 
 
 def _cast(claim: c.Cast) -> str | None:
-    x, _ = stated(claim.value)
-    rounded = FORMATS[claim.dtype].round(x)
+    x, rounded = _stored(claim)
     if not _outcome_agrees(rounded, claim.expect, claim.approx):
         return f"{claim.value} in {claim.dtype} becomes {_show(rounded)}, not {claim.expect}"
     if claim.rel_error is not None:
@@ -77,18 +80,17 @@ def _cast(claim: c.Cast) -> str | None:
 
 
 def _overflow(claim: c.Overflow) -> str | None:
-    fmt = FORMATS[claim.dtype]
-    x, _ = stated(claim.value)
-    rounded = fmt.round(x)
-    kind = {"nan": "nan", "inf": "inf"}.get(fmt.classify(rounded), "finite")  # none of these saturate
+    _, rounded = _stored(claim)
+    kind = {"nan": "nan", "inf": "inf"}.get(
+        FORMATS[claim.dtype].classify(rounded), "finite"
+    )  # none of these saturate
     if kind == claim.expect:
         return None
     return f"{claim.value} in {claim.dtype} becomes {_show(rounded)} ({kind}), not {claim.expect}"
 
 
 def _underflow(claim: c.Underflow) -> str | None:
-    x, _ = stated(claim.value)
-    rounded = FORMATS[claim.dtype].round(x)
+    _, rounded = _stored(claim)
     kind = "zero" if rounded == 0 else "nonzero"
     if kind == claim.expect:
         return None
@@ -113,8 +115,7 @@ def _scaled_product(claim: c.ScaledProduct) -> str | None:
 
 
 def _round_trip(claim: c.RoundTrip) -> str | None:
-    x, _ = stated(claim.value)
-    rounded = FORMATS[claim.dtype].round(x)
+    x, rounded = _stored(claim)
     if isinstance(rounded, str):
         return f"{claim.value} overflows {claim.dtype} to {rounded}"
     error = abs(rounded - x)
@@ -131,7 +132,7 @@ def _arithmetic(claim: c.Arithmetic) -> str | None:
     dtype = numpy_dtype(claim.dtype)
     work = np.dtype("float32") if claim.rounding == "fp32_then_cast" else dtype
     node = parse(tokenize(normalise(claim.expr))).node
-    value = _in_dtype(node, work, FORMATS["float32" if work != dtype else claim.dtype])
+    value = _in_dtype(node, work)
     result = np.asarray(value, dtype=work).astype(dtype)[()]
     rounded = _rounded_of(result)
     if _outcome_agrees(rounded, claim.expect, claim.approx):
@@ -139,18 +140,17 @@ def _arithmetic(claim: c.Arithmetic) -> str | None:
     return f"{claim.expr} in {claim.dtype} ({claim.rounding}) is {_show(rounded)}, not {claim.expect}"
 
 
-def _in_dtype(node: tuple[Any, ...], dtype: Any, fmt: Any) -> Any:
+def _in_dtype(node: tuple[Any, ...], dtype: Any) -> Any:
     """Evaluate +, -, *, / with numpy scalars of `dtype`: each operation rounds (eager kernels)."""
     import numpy as np
 
     kind = node[0]
-    if kind == "num" and not node[2]:
-        exact = fmt.round(node[1])
-        return np.asarray(float(exact) if not isinstance(exact, str) else float(exact), dtype=dtype)[()]
+    if kind == "num" and not node[2]:  # each literal rounded once, exactly (formats.py)
+        return np.asarray(float(FORMATS[dtype.name].round(node[1])), dtype=dtype)[()]
     if kind == "neg":
-        return -_in_dtype(node[1], dtype, fmt)
+        return -_in_dtype(node[1], dtype)
     if kind == "bin" and node[1] in "+-*/":
-        a, b = _in_dtype(node[2], dtype, fmt), _in_dtype(node[3], dtype, fmt)
+        a, b = _in_dtype(node[2], dtype), _in_dtype(node[3], dtype)
         with np.errstate(all="ignore"):
             out = {"+": a + b, "-": a - b, "*": a * b, "/": a / b}[node[1]]
         return np.asarray(out, dtype=dtype)[()]
