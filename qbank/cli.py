@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import datetime
 import os
 import sys
 import traceback
+import typing
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 import click
 
-from qbank import __version__
-from qbank.finding import Severity, exit_code
+from qbank import __version__, model
+from qbank.finding import Finding, Severity, exit_code
 
 USAGE_ERROR = 2
 
@@ -49,15 +52,34 @@ def main() -> None:
     show_default=True,
     help="Lowest severity that makes the exit code 1.",
 )
+@click.option(
+    "--changed-since",
+    metavar="REF",
+    help="Per-file checks only on files changed since this git ref (and not committed, and untracked); "
+    "repo-wide checks over the whole bank.",
+)
+@click.option(
+    "--bank-only", is_flag=True, help="Only the repo-wide checks (duplicate ids), over the whole bank."
+)
 def audit(
-    paths: tuple[Path, ...], fmt: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on: str
+    paths: tuple[Path, ...],
+    fmt: str,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    fail_on: str,
+    changed_since: str | None,
+    bank_only: bool,
 ) -> None:
     """Check question files (default: the bank's questions/)."""
     from qbank import engine, reporters
 
-    settings = engine.Settings(paths, _split(select), _split(ignore), Severity(fail_on))
+    if changed_since is not None and bank_only:
+        raise click.UsageError("--changed-since and --bank-only do not go together")
+    settings = engine.Settings(
+        paths, _split(select), _split(ignore), Severity(fail_on), changed_since, bank_only
+    )
     try:
-        report = engine.audit(settings, Path.cwd())
+        report = engine.audit(settings, Path.cwd(), _progress(fmt))
     except engine.UsageError as exc:
         raise click.UsageError(str(exc)) from None
     except Exception:  # a bug in qbank, never a question's fault: say so plainly, exit 2
@@ -65,7 +87,30 @@ def audit(
     for note in report.notes:
         click.echo(f"note: {note}", err=True)
     click.echo(reporters.FORMATS[fmt](report), nl=False)
+    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+    if fmt == "github" and summary_file:  # every finding, where the 10-per-step annotation cap cannot hide it
+        with open(summary_file, "a", encoding="utf-8") as handle:
+            handle.write(reporters.github_step_summary(report))
     sys.exit(exit_code(report.findings, settings.fail_on))
+
+
+PROGRESS_MIN_FILES = 200  # below this an audit takes well under a second: a bar would only flicker
+
+
+def _progress(fmt: str) -> Callable[[Sequence[Path]], Iterable[Path]]:
+    """A progress bar on stderr for long text-format runs on a terminal; nothing otherwise, so
+    machine-readable output and logs stay clean."""
+    if fmt != "text" or not sys.stderr.isatty():
+        return iter
+
+    def bar(files: Sequence[Path]) -> Iterator[Path]:
+        if len(files) < PROGRESS_MIN_FILES:
+            yield from files
+            return
+        with click.progressbar(files, label="auditing", file=sys.stderr, show_pos=True) as shown:
+            yield from shown
+
+    return bar
 
 
 @main.command()
@@ -111,6 +156,73 @@ def schema(check: bool) -> None:
         tmp.write_text(wanted, encoding="utf-8")
         os.replace(tmp, target)  # atomic: a reader never sees half a file
     click.echo(f"wrote {target}")
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--check", is_flag=True, help="Only report what would change; exit 1 if anything would.")
+def fix(paths: tuple[Path, ...], check: bool) -> None:
+    """Apply safe mechanical fixes: trailing whitespace, marker spelling, unambiguous title case.
+
+    Each fix is a splice into the original text, proven by re-reading the file before it is
+    written atomically; comments, quoting and layout are kept byte for byte.
+    """
+    from qbank import engine
+    from qbank import fix as fixer
+
+    try:
+        results = fixer.fix_paths(paths, Path.cwd(), check)
+    except engine.UsageError as exc:
+        raise click.UsageError(str(exc)) from None
+    verb = "would fix" if check else "fixed"
+    for result in results:
+        if result.changes:
+            click.echo(f"{result.path}: {verb}: {'; '.join(result.changes)}")
+        for note in result.notes:
+            click.echo(f"{result.path}: left for you: {note}")
+        if result.skipped:
+            click.echo(f"{result.path}: skipped: {result.skipped}", err=True)
+    changed = sum(bool(r.changes) for r in results)
+    skipped = sum(bool(r.skipped) for r in results)
+    click.echo(f"{len(results)} files: {changed} {verb}, {skipped} skipped")
+    sys.exit(1 if skipped or (check and changed) else 0)
+
+
+def _choices(literal: object) -> click.Choice[str]:
+    return click.Choice(typing.get_args(literal))
+
+
+@main.command()
+@click.option("--track", required=True, type=_choices(model.Track))
+@click.option("--area", "competency_area", required=True, type=_choices(model.CompetencyArea))
+@click.option("--level", required=True, type=_choices(model.Level))
+@click.option("--zone", required=True, type=_choices(model.Zone))
+@click.option("--topic", required=True, help="A topic slug from schema/taxonomy.yaml.")
+@click.option("--title", required=True, help="A concrete, searchable title in Title Case.")
+def new(track: str, competency_area: str, level: str, zone: str, topic: str, title: str) -> None:
+    """Write a skeleton question with a fresh id; the audit reports its placeholders until filled."""
+    from qbank import new as authoring
+    from qbank.taxonomy import NO_BANK, find_bank_root, load_bank_schema
+
+    bank = find_bank_root(Path.cwd())
+    if bank is None:
+        raise click.UsageError(NO_BANK)
+    schema = load_bank_schema(bank / "schema")
+    if isinstance(schema, Finding):
+        raise click.UsageError(f"{schema.path}:{schema.line}: {schema.message}")
+    skeleton = authoring.Skeleton(track, competency_area, level, zone, topic, title)
+    try:
+        path = authoring.create(bank, schema, skeleton, datetime.date.today())
+    except authoring.NewError as exc:
+        raise click.UsageError(str(exc)) from None
+    click.echo(_relative(path))
+
+
+def _relative(path: Path) -> str:
+    try:
+        return path.relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return path.as_posix()
 
 
 def _internal_error() -> None:

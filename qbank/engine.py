@@ -10,11 +10,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from qbank import rules, source
+from qbank.changed import GitError, changed_files
 from qbank.checks import BANK_CHECKS, RECORD_CHECKS
 from qbank.checks.arithmetic import MathTally
 from qbank.finding import Finding, Severity
 from qbank.taxonomy import NO_BANK, BankSchema, find_bank_root, load_bank_schema
 from qbank.validate import Record, validate
+
+YAML_SUFFIXES = (".yaml", ".yml")  # as source.iter_yaml_files finds them
+
+
+OUTSIDE_A_BANK = (
+    "not inside a bank (no questions/ and schema/ above it): using the taxonomy shipped with qbank"
+)
 
 
 class UsageError(Exception):
@@ -27,6 +35,8 @@ class Settings:
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     fail_on: Severity = Severity.ERROR
+    changed_since: str | None = None  # a git ref: per-file checks only on files changed since it
+    bank_only: bool = False  # only the repo-wide rules, over the whole bank
 
 
 @dataclass(frozen=True)
@@ -40,13 +50,14 @@ class Context:
 
 @dataclass(frozen=True)
 class Summary:
-    files: int
+    files: int  # files given the per-file checks
     questions: int
     errors: int
     warnings: int
     deleted: int
     schema: str  # where topics and title words came from: a folder, or "builtin"
     math: MathTally  # napkin-math equations found, checked and failed
+    bank_files: int = 0  # files read only for the repo-wide rules (--changed-since, --bank-only)
 
 
 @dataclass(frozen=True)
@@ -56,51 +67,100 @@ class Report:
     notes: list[str] = field(default_factory=list)
 
 
-def audit(settings: Settings, cwd: Path) -> Report:
-    targets = [_questions_of(p if p.is_absolute() else cwd / p) for p in settings.paths]
-    for target in targets:
-        if not target.exists() and not target.is_symlink():
-            raise UsageError(f"no such file or folder: {target}")
-    bank = find_bank_root(targets[0] if targets else cwd)
-    if not targets:
-        if bank is None:
-            raise UsageError(NO_BANK)
-        targets = [bank / "questions"]
+Progress = Callable[[Sequence[Path]], Iterable[Path]]
+
+
+def audit(settings: Settings, cwd: Path, progress: Progress = iter) -> Report:
+    """Per-file checks on the chosen files, then the repo-wide checks.
+
+    Which files the repo-wide checks see depends on the mode: with plain paths, only those files
+    (a pre-commit batch never reads the rest of the bank); with --changed-since or --bank-only,
+    every file of the bank, read but not checked one by one.
+    """
+    bank, targets = _targets(settings, cwd)
     keep = _selector(settings.select, settings.ignore)
-    notes = []
-    schema_dir = bank / "schema" if bank else None
-    if schema_dir is None:
-        notes.append(
-            "not inside a bank (no questions/ and schema/ above it): using the taxonomy shipped with qbank"
-        )
-    loaded = load_bank_schema(schema_dir)
-    findings: list[Finding] = []
-    schema: BankSchema | None = None
-    if isinstance(loaded, Finding):  # fail closed: an error, and the topic check has nothing to use
-        findings.append(replace(loaded, path=display_path(Path(loaded.path), cwd)))
-    else:
-        schema = loaded
+    notes = [] if bank else [OUTSIDE_A_BANK]
+    schema, findings = _bank_schema(bank, cwd)
     context = Context(schema, bank / "questions" if bank else None)
-    files = sorted(set(_files(targets)))
+    files = _chosen_files(settings, bank, targets)
     records = []
-    for file in files:
+    for file in progress(files):
         record, file_findings = _check_file(file, cwd, context)
         findings += file_findings
         if record is not None:
             records.append(record)
+    questions, deleted = len(records), sum(r.tombstone for r in records)
+    others = _bank_wide_files(settings, bank, files)
+    for file in others:
+        document = source.load(file, display_path(file, cwd))
+        if isinstance(document, Finding):  # a file the repo-wide rules cannot read is an error
+            findings.append(document)
+        else:
+            records.append(Record(file, document, None))  # read for its id, not validated
     for bank_check in BANK_CHECKS:
         findings += bank_check(records)
     findings = sorted(f for f in findings if keep(f))
     summary = Summary(
         files=len(files),
-        questions=len(records),
+        questions=questions,
         errors=sum(f.severity is Severity.ERROR for f in findings),
         warnings=sum(f.severity is Severity.WARNING for f in findings),
-        deleted=sum(r.tombstone for r in records),
+        deleted=deleted,
         schema=_origin(schema, cwd),
         math=context.math,
+        bank_files=len(others),
     )
     return Report(findings, summary, notes)
+
+
+def _targets(settings: Settings, cwd: Path) -> tuple[Path | None, list[Path]]:
+    """The bank the run belongs to, and the files and folders it was asked to check."""
+    targets = [_questions_of(p if p.is_absolute() else cwd / p) for p in settings.paths]
+    for target in targets:
+        if not target.exists() and not target.is_symlink():
+            raise UsageError(f"no such file or folder: {target}")
+    bank = find_bank_root(targets[0] if targets else cwd)
+    if bank is None and (settings.changed_since or settings.bank_only):
+        raise UsageError(f"--changed-since and --bank-only need a bank. {NO_BANK}")
+    if targets:
+        return bank, targets
+    if bank is None:
+        raise UsageError(NO_BANK)
+    return bank, [bank / "questions"]
+
+
+def _bank_schema(bank: Path | None, cwd: Path) -> tuple[BankSchema | None, list[Finding]]:
+    """The bank's taxonomy and title words, or the error finding that says why they are unusable."""
+    loaded = load_bank_schema(bank / "schema" if bank else None)
+    if isinstance(loaded, Finding):  # fail closed: an error, and the topic check has nothing to use
+        return None, [replace(loaded, path=display_path(Path(loaded.path), cwd))]
+    return loaded, []
+
+
+def _chosen_files(settings: Settings, bank: Path | None, targets: list[Path]) -> list[Path]:
+    """The files that get the per-file checks."""
+    if settings.bank_only:
+        return []
+    if settings.changed_since is None:
+        return sorted(set(_files(targets)))
+    assert bank is not None  # _targets refuses --changed-since outside a bank
+    try:
+        changed = changed_files(bank, settings.changed_since)
+    except GitError as exc:
+        raise UsageError(str(exc)) from None
+    return [f for f in changed if f.suffix in YAML_SUFFIXES and any(_within(f, t) for t in targets)]
+
+
+def _bank_wide_files(settings: Settings, bank: Path | None, checked: list[Path]) -> list[Path]:
+    """Files read only so that the repo-wide rules see the whole bank."""
+    if bank is None or not (settings.bank_only or settings.changed_since):
+        return []
+    done = set(checked)
+    return [f for f in sorted(set(source.iter_yaml_files(bank / "questions"))) if f not in done]
+
+
+def _within(file: Path, target: Path) -> bool:
+    return file == target or file.is_relative_to(target)
 
 
 def _origin(schema: BankSchema | None, cwd: Path) -> str:

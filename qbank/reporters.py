@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from collections.abc import Callable
 from dataclasses import asdict
 
@@ -17,12 +19,20 @@ def text(report: Report) -> str:
     """`path:line:col: CODE name message`, one per line, then a summary line (ruff/flake8 style)."""
     lines = [f"{f.path}:{f.line}:{f.column}: {f.code} {f.name} {f.message}" for f in report.findings]
     s = report.summary
-    deleted = f", {s.deleted} deleted" if s.deleted else ""
     lines.append(
-        f"{s.files} files, {s.questions} questions{deleted}: {s.errors} errors, {s.warnings} warnings"
+        f"{_counts(report)}"
         f"; math: {s.math.equations} equations, {s.math.checked} checked, {s.math.failed} failed"
     )
     return "\n".join(lines) + "\n"
+
+
+def _counts(report: Report) -> str:
+    s = report.summary
+    deleted = f", {s.deleted} deleted" if s.deleted else ""
+    rest = f" (+{s.bank_files} files read for repo-wide rules)" if s.bank_files else ""
+    return (
+        f"{s.files} files{rest}, {s.questions} questions{deleted}: {s.errors} errors, {s.warnings} warnings"
+    )
 
 
 def as_json(report: Report) -> str:
@@ -45,8 +55,38 @@ def github(report: Report) -> str:
         props = f"file={_prop(f.path)},line={f.line},col={f.column},title={_prop(f'{f.code} {f.name}')}"
         lines.append(f"::{f.severity.value} {props}::{_data(f.message)}")
     s = report.summary
-    lines.append(f"qbank: {s.files} files, {s.questions} questions: {s.errors} errors, {s.warnings} warnings")
+    if max(s.errors, s.warnings) > ANNOTATIONS_SHOWN:
+        lines.append(
+            f"::notice title=qbank::{s.errors} errors and {s.warnings} warnings: GitHub shows only "
+            f"{ANNOTATIONS_SHOWN} of each per step; every finding is in the job summary and the SARIF upload"
+        )
+    lines.append(f"qbank: {_counts(report)}")
     return "\n".join(lines) + "\n"
+
+
+# GitHub shows at most 10 error and 10 warning annotations per step (actions/toolkit
+# docs/problem-matchers.md; yamllint#573), so the job summary lists them all.
+ANNOTATIONS_SHOWN = 10
+
+
+def github_step_summary(report: Report) -> str:
+    """Markdown for $GITHUB_STEP_SUMMARY: the counts and a table of every finding."""
+    lines = ["### qbank audit", "", _counts(report), ""]
+    if report.findings:
+        lines += ["| file | line | rule | message |", "|---|---|---|---|"]
+        lines += [
+            f"| {_cell(f.path)} | {f.line}:{f.column} | {f.code} {f.name} | {_cell(f.message)} |"
+            for f in report.findings
+        ]
+    return "\n".join(lines) + "\n\n"
+
+
+def _cell(text: str) -> str:
+    """A table cell: one line, markdown punctuation escaped, no HTML (messages quote question text)."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\g<0>", html.escape(" ".join(text.splitlines()), quote=False))
+
+
+_MARKDOWN_PUNCTUATION = re.compile(r"[\\`*_\[\]|#~]")
 
 
 def _data(value: str) -> str:

@@ -94,6 +94,15 @@ class Positions:
             return (span.key_line + 1, span.key_col + 1)
         return (span.line + 1, span.col + 1)
 
+    def span(self, loc: Loc) -> tuple[int, int] | None:
+        """Character offsets (start, end) of the source text of the value at `loc`; None if absent.
+
+        For tools that edit the text in place (qbank/fix.py); unlike the other methods, this does
+        not fall back to an ancestor.
+        """
+        span = self._spans.get(loc)
+        return (span.start, span.end) if span else None
+
     def in_value(self, loc: Loc, snippet: str) -> tuple[int, int]:
         """The place of `snippet` inside the source text of the value at `loc`.
 

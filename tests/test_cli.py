@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
+import pty
 import shutil
 import subprocess
+import tempfile
 import sys
 from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES, REPO, audit_json, run_cli
 
+from qbank import reporters
+from qbank.cli import PROGRESS_MIN_FILES
 from qbank.rules import all_rules
 
 TITLE_CASE = EXAMPLES / "invalid" / "title-case"
@@ -167,3 +172,65 @@ def test_python_dash_m_smoke() -> None:
     )
     assert done.returncode == 1
     assert "QB111 title-case" in done.stdout and "Traceback" not in done.stderr
+
+
+def _audit_with_a_terminal_on_stderr(folder: Path, *args: str) -> tuple[str, str]:
+    """Run `python -m qbank audit` with stderr on a pseudo-terminal; return (stdout, terminal).
+    stdout goes to a file: a pipe nobody reads while the terminal is read could fill and block."""
+    controller, terminal = pty.openpty()
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as stdout:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "qbank", "audit", *args, str(folder)], cwd=REPO, stdout=stdout, stderr=terminal
+        )
+        os.close(terminal)
+        shown = b""
+        while chunk := _read(controller):
+            shown += chunk
+        process.wait(timeout=120)
+        os.close(controller)
+        stdout.seek(0)
+        return stdout.read(), shown.decode("utf-8", "replace")
+
+
+def _read(controller: int) -> bytes:
+    try:
+        return os.read(controller, 65536)
+    except OSError:  # EIO: the process has closed the terminal
+        return b""
+
+
+@pytest.fixture
+def many_files(tmp_path: Path) -> Path:
+    for index in range(PROGRESS_MIN_FILES):
+        (tmp_path / f"q{index:04d}.yaml").write_text("- not a mapping\n", encoding="utf-8")
+    return tmp_path
+
+
+def test_progress_bar_only_on_a_terminal_and_only_for_text(many_files: Path) -> None:
+    stdout, terminal = _audit_with_a_terminal_on_stderr(many_files)
+    assert "auditing" in terminal and f"{PROGRESS_MIN_FILES}/{PROGRESS_MIN_FILES}" in terminal
+    assert "auditing" not in stdout and stdout.count("not-mapping") == PROGRESS_MIN_FILES
+    for fmt in ("json", "github", "sarif"):
+        stdout, terminal = _audit_with_a_terminal_on_stderr(many_files, "--format", fmt)
+        assert "auditing" not in terminal + stdout, fmt
+    piped = subprocess.run(
+        [sys.executable, "-m", "qbank", "audit", str(many_files)], capture_output=True, text=True, cwd=REPO
+    )
+    assert "auditing" not in piped.stderr + piped.stdout and piped.returncode == 1
+
+
+def test_github_format_caps_annotations_with_a_notice_and_writes_every_finding_to_the_job_summary(
+    many_files: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    result = run_cli("audit", "--format", "github", str(many_files))
+    assert result.exit_code == 1
+    notice = [line for line in result.stdout.splitlines() if line.startswith("::notice")]
+    assert len(notice) == 1 and f"{PROGRESS_MIN_FILES} errors" in notice[0]
+    table = [line for line in summary.read_text(encoding="utf-8").splitlines() if "QB005 not-mapping" in line]
+    assert len(table) == PROGRESS_MIN_FILES
+
+
+def test_job_summary_cells_escape_markup() -> None:
+    assert reporters._cell("a|b *x* <script> [l](u)\nnext") == r"a\|b \*x\* &lt;script&gt; \[l\](u) next"

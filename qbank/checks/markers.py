@@ -20,22 +20,25 @@ class Marker:
     label: str  # how a message names it
     pattern: re.Pattern[str]  # the accepted spellings
     near_miss: re.Pattern[str]  # what an author who meant this marker may have written
+    canonical: str  # the spelling `qbank fix` writes in place of a single near miss
 
 
-def _marker(label: str, accepted: str, stem: str) -> Marker:
+def _marker(label: str, accepted: str, stem: str, canonical: str) -> Marker:
     near = re.compile(rf"\*\*\s*{stem}[^*\n]*\*\*:?", re.IGNORECASE)
-    return Marker(label, re.compile(accepted), near)
+    return Marker(label, re.compile(accepted), near, canonical)
 
 
 NAPKIN_MARKERS = (
-    _marker("**Assumptions…**", r"\*\*Assumptions[^*\n]*\*\*", "assum"),
-    _marker("**Calculations:**", r"\*\*Calculations:\*\*", "calculat"),
-    _marker("**Conclusion…**", r"\*\*Conclusion[^*\n]*\*\*", "conclu"),
+    _marker("**Assumptions…**", r"\*\*Assumptions[^*\n]*\*\*", "assum", "**Assumptions:**"),
+    _marker("**Calculations:**", r"\*\*Calculations:\*\*", "calculat", "**Calculations:**"),
+    _marker("**Conclusion…**", r"\*\*Conclusion[^*\n]*\*\*", "conclu", "**Conclusion:**"),
 )
 MISTAKE_MARKERS = (
-    _marker("**The Pitfall:**", r"\*\*The Pitfall:\*\*", r"(?:the\s+)?pitfall"),
-    _marker("**The Rationale:**", r"\*\*The Rationale:\*\*", r"(?:the\s+)?rationale"),
-    _marker("**The Consequence:**", r"\*\*The Consequence:\*\*", r"(?:the\s+)?consequence"),
+    _marker("**The Pitfall:**", r"\*\*The Pitfall:\*\*", r"(?:the\s+)?pitfall", "**The Pitfall:**"),
+    _marker("**The Rationale:**", r"\*\*The Rationale:\*\*", r"(?:the\s+)?rationale", "**The Rationale:**"),
+    _marker(
+        "**The Consequence:**", r"\*\*The Consequence:\*\*", r"(?:the\s+)?consequence", "**The Consequence:**"
+    ),
 )
 # A list number or bullet left alone on a line is not content ("2. " before the next marker).
 _NOT_CONTENT = re.compile(r"(?m)^\s*(?:\d+[.)]|[-*+])?\s*$")

@@ -7,7 +7,7 @@ fields (qbank/model.py), so they run inside pydantic validation and can be teste
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 
 from qbank.rules import Problem, rule
 
@@ -93,6 +93,7 @@ def title_format(title: str) -> Problem | None:
 SMALL_WORDS = frozenset("a an the and but or nor as at by for in of on to vs vs. via per".split())  # noqa: SIM905
 EITHER_CASE = frozenset("from into onto over with than upon like near past down off out up".split())  # noqa: SIM905
 _EDGE_PUNCTUATION = "\"'“”‘’()[]{},;!?"
+_WORD = re.compile(r"\S+")  # \s is exactly str.isspace(), so these are the words of str.split()
 
 
 @rule("QB111", "title-case")
@@ -116,19 +117,61 @@ def title_case(
     Passes:
         title: The FP16 Loss Scaling Dance
     """
-    words = title.split()
-    fixes = []
-    for index, raw in enumerate(words):
+    fixes = title_case_fixes(title, lowercase, spellings)
+    if fixes:
+        return Problem("title is not in Title Case: " + ", ".join(f"{w!r} -> {e!r}" for w, e in fixes))
+    return None
+
+
+def title_case_fixes(
+    title: str, lowercase: Collection[str] = (), spellings: Mapping[str, str] = {}
+) -> list[tuple[str, str]]:
+    """Each title word the title-case rule flags, as (word, expected spelling), in title order."""
+    return [
+        (word, expected)
+        for _, word, expected in _title_words(title, lowercase, spellings)
+        if expected != word
+    ]
+
+
+def fix_title_case(title: str, lowercase: Collection[str] = (), spellings: Mapping[str, str] = {}) -> str:
+    """The title with every flagged word that `is_safe_case_fix` allows replaced; the rest as written.
+
+    Words are replaced at their own offsets (a word may occur twice with different expectations,
+    "the" first and mid-title), so spacing and punctuation stay exactly as written.
+    """
+    for offset, word, expected in reversed(list(_title_words(title, lowercase, spellings))):
+        if expected != word and is_safe_case_fix(word, expected, spellings):
+            title = title[:offset] + expected + title[offset + len(word) :]
+    return title
+
+
+def is_safe_case_fix(word: str, expected: str, spellings: Mapping[str, str]) -> bool:
+    """Whether `qbank fix` may write `expected` for `word` without asking a person.
+
+    Only a change of letter case, and only where the intended spelling is known: each part of the
+    word (split at `-` and `/`) that changes is a listed spelling or is made only of letters.
+    "fp16" -> "Fp16" is refused: the author more likely meant the acronym FP16.
+    """
+    if expected == word or expected.lower() != word.lower():
+        return False
+    parts = zip(re.split(r"[-/]", word), re.split(r"[-/]", expected), strict=True)
+    return all(old == new or old.lower() in spellings or old.isalpha() for old, new in parts)
+
+
+def _title_words(
+    title: str, lowercase: Collection[str], spellings: Mapping[str, str]
+) -> Iterator[tuple[int, str, str]]:
+    """(offset in the title, word, expected spelling) for each word, punctuation at its edges removed."""
+    raws = list(_WORD.finditer(title))  # the same words as title.split(), with their offsets
+    for index, match in enumerate(raws):
+        raw = match.group(0)
         word = raw.strip(_EDGE_PUNCTUATION).rstrip(":")
         if not word:
             continue
-        edge = index == 0 or index == len(words) - 1 or words[index - 1].endswith(":")
-        expected = _expected_word(word, edge, lowercase, spellings)
-        if expected != word:
-            fixes.append(f"{word!r} -> {expected!r}")
-    if fixes:
-        return Problem("title is not in Title Case: " + ", ".join(fixes))
-    return None
+        edge = index == 0 or index == len(raws) - 1 or raws[index - 1].group(0).endswith(":")
+        offset = match.start() + len(raw) - len(raw.lstrip(_EDGE_PUNCTUATION))
+        yield offset, word, _expected_word(word, edge, lowercase, spellings)
 
 
 def _expected_word(word: str, edge: bool, lowercase: Collection[str], spellings: Mapping[str, str]) -> str:

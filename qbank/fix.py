@@ -1,0 +1,423 @@
+"""`qbank fix`: safe mechanical fixes, written as minimal splices into the original file text.
+
+Why not load, change and dump: ruamel.yaml's round-trip dump rewrote 144 of the 150 real StaffML
+files even when nothing was changed (it drops `null`, re-indents), so every "fix" would have been a
+diff of the whole file. Instead a fix is a splice. The loader's positions (`Positions.span`) give
+the source text of the one value being fixed; the old substring (a marker, or the title) is
+replaced there only if it is written there verbatim exactly once. Every other byte (comments,
+quoting style, `null` spellings, indentation, line endings) stays as it was.
+
+A splice is only as safe as its check, so nothing is written until the new text has been loaded
+again and its data equals the old data with exactly the intended changes: the fixed values, and
+trailing spaces and tabs gone from the ends of lines. Anything else (a trailing space that was
+inside a quoted value, a `|+` scalar at the end of the file, an escape the splice did not expect)
+leaves the file untouched, with the reason. A file is replaced atomically (a temporary file in the
+same folder, fsync, `os.replace`) and never through a symbolic link.
+
+The fixes:
+  - trailing spaces and tabs at the end of every line; exactly one line break at the end of the file;
+  - a section marker of `napkin_math` / `common_mistake` written with the canonical spelling, when
+    the accepted spelling is absent and there is exactly one near miss (QB130, QB131);
+  - title-case words whose intended spelling is unambiguous (QB111; see `is_safe_case_fix`).
+Tombstones (`status: deleted`) get only the whitespace fix: their text is no longer shown.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import os
+import re
+import stat
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from qbank import source
+from qbank.checks import markers
+from qbank.checks import text as text_rules
+from qbank.engine import UsageError, display_path
+from qbank.finding import Finding
+from qbank.source import Document, Loc, Positions
+from qbank.taxonomy import NO_BANK, BankSchema, find_bank_root, load_bank_schema
+
+
+@dataclass(frozen=True)
+class FileFix:
+    """What `fix_paths` did (or, with check=True, would do) to one file."""
+
+    path: str  # display path
+    changes: tuple[str, ...]  # the fixes applied, or to apply with check=True; empty when skipped
+    skipped: str | None = None  # why the whole file was left alone
+    written: bool = False
+    notes: tuple[str, ...] = ()  # problems seen but left for a person: ambiguous, needs a hand edit
+
+
+@dataclass(frozen=True)
+class _Edit:
+    """One value change: `old`, at offset `at` of the string value at `loc`, becomes `new`."""
+
+    loc: Loc
+    at: int
+    old: str
+    new: str
+    change: str  # how the report describes it
+
+
+_FIELDS = (("napkin_math", markers.NAPKIN_MARKERS), ("common_mistake", markers.MISTAKE_MARKERS))
+_TRAILING = re.compile(r"[ \t]+(?=\r?$)", re.MULTILINE)  # before the line break; `\r\n` stays whole
+_TRAILING_IN_VALUE = re.compile(r"[ \t]+$", re.MULTILINE)  # loaded values only contain `\n`
+
+
+def fix_paths(paths: Sequence[Path], cwd: Path, check: bool) -> list[FileFix]:
+    """Fix every YAML file under `paths` (files or folders; the bank's questions/ when empty).
+
+    With `check`, everything is computed and verified but nothing is written.
+    Raises UsageError for a path that does not exist, or for no paths outside a bank.
+    """
+    schemas = _Schemas()
+    return [fix_file(file, display_path(file, cwd), schemas.of(file), check) for file in _files(paths, cwd)]
+
+
+def fix_file(file: Path, shown: str, schema: BankSchema | Finding, check: bool) -> FileFix:
+    """Fix one file; `schema` gives the title words, or is the finding that says it is unusable."""
+    read = _read_document(file, shown)
+    if isinstance(read, str):
+        return FileFix(shown, (), skipped=read)
+    document, original, before = read
+    edits, notes = _value_edits(document.data, schema)
+    placed, unplaced = _place(original, document.positions, edits)
+    fixed, whitespace = _fix_whitespace(_splice(original, placed))
+    changes = tuple([edit.change for _, edit in placed] + whitespace)
+    result = FileFix(shown, changes, notes=tuple(notes + unplaced))
+    if fixed == original:
+        return result
+    problem = _verify(document, [edit for _, edit in placed], bool(whitespace), fixed)
+    if problem:
+        return replace(
+            result, changes=(), skipped=f"fix could not be proven safe ({problem}); file left unchanged"
+        )
+    if check:
+        return result
+    error = _write(file, fixed.encode("utf-8"), before)
+    return replace(result, changes=(), skipped=error) if error else replace(result, written=True)
+
+
+# --- which files ------------------------------------------------------------------------------
+
+
+def _files(paths: Sequence[Path], cwd: Path) -> list[Path]:
+    """The files to fix, sorted. Folders are walked; a symlink is kept so fix_file can refuse it."""
+    if not paths:
+        bank = find_bank_root(cwd)
+        if bank is None:
+            raise UsageError(NO_BANK)
+        paths = [bank / "questions"]
+    found: set[Path] = set()
+    for given in paths:
+        target = _questions_of(given if given.is_absolute() else cwd / given)
+        if not target.exists() and not target.is_symlink():
+            raise UsageError(f"no such file or folder: {target}")
+        if target.is_dir() and not target.is_symlink():
+            found.update(source.iter_yaml_files(target))
+        else:
+            found.add(target)
+    return sorted(found)
+
+
+def _questions_of(target: Path) -> Path:
+    """A bank's root folder stands for its questions/, as in `qbank audit`: schema/ is not fixed."""
+    if (target / "questions").is_dir() and (target / "schema").is_dir():
+        return target / "questions"
+    return target
+
+
+class _Schemas:
+    """The title words of each bank a run touches, read once per bank."""
+
+    def __init__(self) -> None:
+        self._by_bank: dict[Path | None, BankSchema | Finding] = {}
+
+    def of(self, file: Path) -> BankSchema | Finding:
+        bank = find_bank_root(file.parent)
+        if bank not in self._by_bank:
+            self._by_bank[bank] = load_bank_schema(bank / "schema" if bank else None)
+        return self._by_bank[bank]
+
+
+def _read(file: Path, shown: str) -> tuple[bytes, os.stat_result] | str:
+    """The bytes and stat of a regular file, or why it is left alone. Symlinks are never followed:
+    a fix written through one would land in a file outside the folder that was asked for."""
+    try:
+        info = os.lstat(file)
+    except OSError as exc:
+        return _describe(source.unreadable_file(shown, exc))
+    if stat.S_ISLNK(info.st_mode):
+        return "a symbolic link: not followed (fix the file it points to)"
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file"
+    try:  # O_NOFOLLOW and O_NONBLOCK: the path may have been swapped for a link or a FIFO since lstat
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        return _describe(source.unreadable_file(shown, exc))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return "not a regular file"
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(source.MAX_BYTES + 1)
+    except OSError as exc:
+        return _describe(source.unreadable_file(shown, exc))
+    finally:
+        os.close(fd)
+    if len(data) > source.MAX_BYTES:
+        return _describe(source.file_too_large(shown))
+    return data, info
+
+
+def _read_document(file: Path, shown: str) -> tuple[Document, str, os.stat_result] | str:
+    """The loaded document, its text and the file's stat; or why the file is left alone."""
+    read = _read(file, shown)
+    if isinstance(read, str):
+        return read
+    data, before = read
+    document = source.load_bytes(data, shown)
+    if isinstance(document, Finding):  # broken files are the audit's business, not a fixer's
+        return _describe(document)
+    return document, data.decode("utf-8"), before  # load_bytes has just decoded it
+
+
+def _describe(finding: Finding) -> str:
+    return f"{finding.code} {finding.name} at line {finding.line}, column {finding.column}: {finding.message}"
+
+
+# --- what to change ---------------------------------------------------------------------------
+
+
+def _value_edits(data: dict[str, Any], schema: BankSchema | Finding) -> tuple[list[_Edit], list[str]]:
+    """The marker and title edits of a question, and notes on what was seen but not fixed."""
+    if data.get("status") == "deleted":
+        return [], []  # a tombstone's text is no longer shown: only whitespace is fixed
+    edits: list[_Edit] = []
+    notes: list[str] = []
+    details = data.get("details")
+    if isinstance(details, dict):
+        for key, marker_set in _FIELDS:
+            value = details.get(key)
+            if isinstance(value, str):
+                _marker_edits(("details", key), value, marker_set, edits, notes)
+    title = data.get("title")
+    if isinstance(title, str):
+        if isinstance(schema, Finding):
+            notes.append(f"title case not fixed: {schema.message}")
+        else:
+            _title_edits(title, schema, edits, notes)
+    return edits, notes
+
+
+def _marker_edits(
+    loc: Loc, value: str, marker_set: tuple[markers.Marker, ...], edits: list[_Edit], notes: list[str]
+) -> None:
+    """A marker missing from `value` is fixed when exactly one near miss shows what was meant."""
+    where = _dotted(loc)
+    for marker in marker_set:
+        if marker.pattern.search(value):
+            continue
+        near = list(marker.near_miss.finditer(value))
+        if len(near) == 1:
+            old = near[0].group(0)
+            change = f"marker {old!r} -> {marker.canonical!r} in {where}"
+            edits.append(_Edit(loc, near[0].start(), old, marker.canonical, change))
+        elif near:  # which one was meant is a judgement, so a person makes it
+            found = ", ".join(repr(m.group(0)) for m in near)
+            notes.append(f"{where}: {len(near)} near misses of {marker.label} ({found}); fix by hand")
+
+
+def _title_edits(title: str, schema: BankSchema, edits: list[_Edit], notes: list[str]) -> None:
+    placeholder = text_rules.placeholder_title(title)
+    if placeholder:  # a title to rewrite, not to recase: "(tinyml-0290)" must not become "(TinyML-0290)"
+        notes.append(f"title case not fixed: {placeholder.message}")
+        return
+    words, spellings = schema.lowercase_words, schema.spellings
+    for word, expected in text_rules.title_case_fixes(title, words, spellings):
+        if not text_rules.is_safe_case_fix(word, expected, spellings):
+            notes.append(
+                f"title word {word!r} left as written: {expected!r} is not certain "
+                "(list its spelling in schema/title-words.yaml, or fix it by hand)"
+            )
+    fixed = text_rules.fix_title_case(title, words, spellings)
+    if fixed != title:
+        edits.append(_Edit(("title",), 0, title, fixed, f"title {title!r} -> {fixed!r}"))
+
+
+def _dotted(loc: Loc) -> str:
+    return ".".join(str(part) for part in loc)
+
+
+# --- splicing ---------------------------------------------------------------------------------
+
+
+def _place(text: str, positions: Positions, edits: list[_Edit]) -> tuple[list[tuple[int, _Edit]], list[str]]:
+    """The offset in the file of each edit's old text, searched only inside its own value and
+    accepted only when written there verbatim exactly once; the others become notes."""
+    placed: list[tuple[int, _Edit]] = []
+    notes: list[str] = []
+    for edit in edits:
+        start = _find_once(text, positions.span(edit.loc), edit.old)
+        if start is None or any(start < at + len(e.old) and at < start + len(edit.old) for at, e in placed):
+            # Quoting, escapes or folding make the source differ from the value: a person edits it.
+            notes.append(
+                f"{edit.change}: needs a hand edit (not written verbatim once in {_dotted(edit.loc)})"
+            )
+        else:
+            placed.append((start, edit))
+    return placed, notes
+
+
+def _find_once(text: str, span: tuple[int, int] | None, old: str) -> int | None:
+    """The offset of `old` when it occurs exactly once within `span` of `text`."""
+    if span is None:
+        return None
+    start, end = span
+    return text.find(old, start, end) if text.count(old, start, end) == 1 else None
+
+
+def _splice(text: str, placed: list[tuple[int, _Edit]]) -> str:
+    """`text` with each placed edit applied; from the end, so earlier offsets stay valid."""
+    for start, edit in sorted(placed, key=lambda item: item[0], reverse=True):
+        text = text[:start] + edit.new + text[start + len(edit.old) :]
+    return text
+
+
+def _fix_whitespace(text: str) -> tuple[str, list[str]]:
+    """`text` without trailing spaces/tabs and with exactly one final line break (in the file's own
+    style, `\\n` or `\\r\\n`), and the changes made."""
+    stripped, lines = _TRAILING.subn("", text)
+    body = stripped.rstrip("\r\n")
+    tail = stripped[len(body) :]
+    ending = "\r\n" if tail.startswith("\r\n") or (not tail and "\r\n" in body) else "\n"
+    changes = [f"trailing whitespace on {lines} line{'s' if lines != 1 else ''}"] if lines else []
+    if not tail:
+        changes.append("missing newline at end of file added")
+    elif tail != ending:
+        blank = len(tail.splitlines()) - 1
+        changes.append(f"{blank} blank line{'s' if blank != 1 else ''} at end of file removed")
+    return body + ending, changes
+
+
+# --- verification -----------------------------------------------------------------------------
+
+
+def _verify(document: Document, edits: list[_Edit], whitespace: bool, fixed: str) -> str | None:
+    """Why the fixed text is not provably the old data plus the intended changes; None if it is."""
+    reloaded = source.load_text(fixed, document.path)
+    if isinstance(reloaded, Finding):
+        return f"the fixed text would not load: {reloaded.code} {reloaded.message}"
+    where = _difference(_expected(document.data, edits), reloaded.data, whitespace, ())
+    if where is not None:
+        return f"the value of {_dotted(where) or 'the document'} would change"
+    return None
+
+
+def _expected(data: dict[str, Any], edits: list[_Edit]) -> dict[str, Any]:
+    """The original data with the edits applied to the values (not to the text)."""
+    expected = copy.deepcopy(data)
+    for edit in sorted(edits, key=lambda e: e.at, reverse=True):  # from the end, like _splice
+        parent: Any = expected
+        for key in edit.loc[:-1]:
+            parent = parent[key]
+        value = parent[edit.loc[-1]]
+        parent[edit.loc[-1]] = value[: edit.at] + edit.new + value[edit.at + len(edit.old) :]
+    return expected
+
+
+def _difference(expected: Any, actual: Any, whitespace: bool, loc: Loc) -> Loc | None:
+    """The first place where `actual` differs from `expected`, or None.
+
+    Types are compared too (`1 == True` in Python). With `whitespace`, a string may also have lost
+    the spaces and tabs at the ends of its lines: exactly what the whitespace fix removes.
+    """
+    if type(expected) is not type(actual):
+        return loc
+    if isinstance(expected, dict):
+        if list(expected) != list(actual):
+            return loc
+        return _first(
+            _difference(value, actual[key], whitespace, loc + (key,)) for key, value in expected.items()
+        )
+    if isinstance(expected, list):
+        if len(expected) != len(actual):
+            return loc
+        return _first(
+            _difference(e, a, whitespace, loc + (i,))
+            for i, (e, a) in enumerate(zip(expected, actual, strict=True))
+        )
+    if isinstance(expected, str):
+        same = actual == expected or (whitespace and actual == _TRAILING_IN_VALUE.sub("", expected))
+        return None if same else loc
+    if isinstance(expected, float):  # repr: nan equals nan, and -0.0 differs from 0.0
+        return None if repr(expected) == repr(actual) else loc
+    return None if expected == actual else loc
+
+
+def _first(places: Iterator[Loc | None]) -> Loc | None:
+    return next((place for place in places if place is not None), None)
+
+
+# --- writing ----------------------------------------------------------------------------------
+
+
+def _write(file: Path, data: bytes, before: os.stat_result) -> str | None:
+    """Replace `file` by `data` atomically, keeping its permission bits; why not, or None when done.
+
+    A crash at any point leaves either the old file or the new one, never half of each; the
+    temporary file is removed on every error, and its name does not end in .yaml, so a leftover
+    would never be read as a question.
+    """
+    try:
+        fd, temp = tempfile.mkstemp(dir=file.parent, prefix=f".{file.name}.", suffix=".tmp")
+    except OSError as exc:
+        return f"cannot write: {exc.strerror or exc}"
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp, stat.S_IMODE(before.st_mode))  # mkstemp creates it 0600
+        if _changed_since(file, before):  # another editor saved it: their text must win
+            _remove(temp)
+            return "the file changed while it was being fixed; left as it is (run fix again)"
+        os.replace(temp, file)
+    except OSError as exc:
+        _remove(temp)
+        return f"cannot write: {exc.strerror or exc}"
+    except BaseException:
+        _remove(temp)
+        raise
+    _sync_folder(file.parent)
+    return None
+
+
+def _changed_since(file: Path, before: os.stat_result) -> bool:
+    try:
+        now = os.lstat(file)
+    except OSError:
+        return True
+    return (now.st_ino, now.st_size, now.st_mtime_ns) != (before.st_ino, before.st_size, before.st_mtime_ns)
+
+
+def _remove(temp: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(temp)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the rename itself durable; not every platform lets a folder be opened, hence best effort."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

@@ -1,0 +1,158 @@
+"""`qbank new`: a skeleton question in its folder, with a fresh id and placeholders the audit rejects.
+
+The reference system's template passed its own checks while still full of `<TODO: …>` text
+(research/anchor-vault.md §7). Here every prose field of the skeleton holds a `<TODO` placeholder,
+which rule `placeholder` reports until an author replaces it, so a skeleton can never pass as done.
+The file is written from a template rather than dumped, so its layout is the bank's, and it is
+created atomically: written to a temporary file, then hard-linked into place, which fails rather
+than overwrite an existing question.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import tempfile
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+from qbank import source
+from qbank.checks import classification, text
+from qbank.finding import Finding
+from qbank.taxonomy import BankSchema
+
+ID_ATTEMPTS = 1000  # 4 hex digits give 65,536 ids per track and month; collisions are rare
+
+
+class NewError(Exception):
+    """The question cannot be created as asked (bad topic or title, no free id)."""
+
+
+@dataclass(frozen=True)
+class Skeleton:
+    track: str
+    competency_area: str
+    level: str
+    zone: str
+    topic: str
+    title: str
+
+
+def create(bank: Path, schema: BankSchema, skeleton: Skeleton, today: date) -> Path:
+    """Write the skeleton under `bank`/questions and return its path."""
+    _check(schema, skeleton)
+    folder = bank / "questions" / skeleton.track / skeleton.competency_area
+    taken = {path.stem for path in source.iter_yaml_files(bank / "questions")}
+    for _ in range(ID_ATTEMPTS):
+        question_id = f"{skeleton.track}-{today:%Y%m}-{secrets.token_hex(2)}"
+        if question_id in taken:
+            continue
+        target = folder / f"{question_id}.yaml"
+        modeline = os.path.relpath(bank / "schema" / "question.schema.json", folder)
+        content = render(skeleton, question_id, modeline if (bank / "schema").is_dir() else None)
+        _reads_back(content, skeleton)
+        if _write_new(target, content):
+            return target
+    raise NewError(f"no free id for {skeleton.track} in {today:%Y-%m} after {ID_ATTEMPTS} tries")
+
+
+def _check(schema: BankSchema, skeleton: Skeleton) -> None:
+    if skeleton.topic not in schema.topics:
+        close = sorted(t for t in schema.topics if skeleton.topic.split("-")[0] in t)[:5]
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        raise NewError(f"unknown topic {skeleton.topic!r}{hint}; topics are listed in schema/taxonomy.yaml")
+    title = skeleton.title
+    for problem in (
+        text.placeholder_title(title),
+        text.title_format(title),
+        text.title_case(title, schema.lowercase_words, schema.spellings),
+    ):
+        if problem:
+            raise NewError(problem.message)
+
+
+def render(skeleton: Skeleton, question_id: str, modeline: str | None) -> str:
+    blooms = [b for b in classification.BLOOM_ORDER if b in classification.ZONE_BLOOM[skeleton.zone]]
+    head = f"# yaml-language-server: $schema={Path(modeline).as_posix()}\n" if modeline else ""
+    return head + TEMPLATE.format(
+        id=question_id,
+        track=skeleton.track,
+        level=skeleton.level,
+        zone=skeleton.zone,
+        topic=skeleton.topic,
+        area=skeleton.competency_area,
+        blooms=", ".join(blooms),
+        title=_scalar(skeleton.title),
+    )
+
+
+def _reads_back(content: str, skeleton: Skeleton) -> None:
+    """The rendered file parses and holds the title as given (guards the quoting in `_scalar`)."""
+    document = source.load_text(content, "skeleton")
+    if isinstance(document, Finding) or document.data.get("title") != skeleton.title:
+        raise NewError(f"cannot write the title {skeleton.title!r} as YAML; please report this")
+
+
+def _scalar(value: str) -> str:
+    """A title as a YAML scalar: plain when that reads back as the same string, else quoted."""
+    if _PLAIN.fullmatch(value) and source.scalar_value(value, None) == value:
+        return value
+    return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid YAML double-quoted scalar
+
+
+_PLAIN = re.compile(r"[A-Za-z0-9][\w .,()/+'’-]*")  # no `: `, ` #`, quotes or indicators
+
+
+def _write_new(target: Path, content: str) -> bool:
+    """Create `target` with `content` atomically; False if it already exists."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".new-", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(content)
+            out.flush()
+            os.fsync(out.fileno())
+        os.link(temporary, target)  # atomic, and never replaces an existing file
+    except FileExistsError:
+        return False
+    finally:
+        os.unlink(temporary)
+    return True
+
+
+TEMPLATE = """\
+schema_version: '1.0'
+id: {id}
+track: {track}
+level: {level}
+zone: {zone}
+topic: {topic}
+competency_area: {area}
+# bloom_level: one of {blooms} (what zone {zone} admits)
+title: {title}
+scenario: >-
+  <TODO: the situation: hardware, model, sizes and what was observed; at least 30 characters>
+question: >-
+  <TODO: one focused question of at most 200 characters>
+details:
+  realistic_solution: >-
+    <TODO: the answer a strong candidate gives, with the reasoning>
+  common_mistake: |
+    **The Pitfall:** <TODO: what candidates get wrong>
+    **The Rationale:** <TODO: why the wrong answer is tempting>
+    **The Consequence:** <TODO: what it costs in production>
+  napkin_math: |
+    **Assumptions:**
+    - <TODO: each input number, with its source>
+    **Calculations:**
+    - <TODO: one equation per line, written as expression, equals sign, value and unit>
+    **Conclusion:**
+    <TODO: what the numbers say about the question>
+status: draft
+provenance: human
+human_reviewed:
+  status: not-reviewed
+"""

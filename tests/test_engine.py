@@ -1,0 +1,138 @@
+"""Audit scopes: a few files (pre-commit), --bank-only (repo-wide rules), --changed-since (PRs)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO, audit_json, run_cli
+
+from qbank import source
+
+GOOD = REPO / "questions" / "cloud" / "compute" / "cloud-202611-1c4d.yaml"  # no verify: block
+OTHER = REPO / "questions" / "edge" / "precision" / "edge-202611-480e.yaml"
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=qbank", "-c", "user.email=qbank@example.invalid", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.fixture
+def bank(tmp_path: Path) -> Path:
+    """A bank with two good questions, a broken file and a copy of one id in another folder."""
+    shutil.copytree(REPO / "schema", tmp_path / "schema")
+    for question in (GOOD, OTHER):
+        target = tmp_path / question.relative_to(REPO)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(question, target)
+    broken = tmp_path / "questions" / "cloud" / "compute" / "cloud-202611-0bad.yaml"
+    broken.write_text("id: [unclosed\n", encoding="utf-8")
+    twin = tmp_path / "questions" / "cloud" / "memory" / GOOD.name
+    twin.parent.mkdir(parents=True)
+    shutil.copy2(GOOD, twin)
+    return tmp_path
+
+
+def _loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record every file the loader reads."""
+    seen: list[str] = []
+    real = source.load
+
+    def counting(path: object, display: str | None = None) -> object:
+        seen.append(Path(str(path)).name)
+        return real(path, display)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(source, "load", counting)
+    return seen
+
+
+def test_auditing_one_file_reads_only_that_file(bank: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = _loads(monkeypatch)
+    code, report = audit_json(str(GOOD.relative_to(REPO)), cwd=bank)
+    assert seen == [GOOD.name]
+    assert (code, report["findings"], report["summary"]["files"]) == (0, [], 1)
+
+
+def test_bank_only_runs_just_the_repo_wide_rules_over_every_file(bank: Path) -> None:
+    code, report = audit_json("--bank-only", cwd=bank)
+    found = sorted((f["name"], f["path"]) for f in report["findings"])
+    assert code == 1
+    assert found == [
+        ("duplicate-id", "questions/cloud/compute/cloud-202611-1c4d.yaml"),
+        ("duplicate-id", "questions/cloud/memory/cloud-202611-1c4d.yaml"),
+        ("yaml-syntax", "questions/cloud/compute/cloud-202611-0bad.yaml"),  # unreadable: fail closed
+    ]
+    assert report["summary"]["files"] == 0 and report["summary"]["bank_files"] == 4
+
+
+def test_changed_since_checks_changed_files_and_the_whole_bank_for_repo_wide_rules(bank: Path) -> None:
+    _git(bank, "init", "-q")
+    _git(bank, "add", "-A")
+    _git(bank, "commit", "-qm", "base")
+    _git(bank, "branch", "base")
+    edited = bank / OTHER.relative_to(REPO)
+    edited.write_text(
+        edited.read_text(encoding="utf-8").replace("level: L", "level: L9 #", 1), encoding="utf-8"
+    )
+    new = bank / "questions" / "global" / "precision" / "global-202611-0001.yaml"
+    new.parent.mkdir(parents=True)
+    new.write_text("title: [\n", encoding="utf-8")  # untracked, never committed
+    code, report = audit_json("--changed-since", "base", cwd=bank)
+    found = sorted((f["name"], Path(f["path"]).name) for f in report["findings"])
+    assert code == 1
+    assert found == [
+        ("duplicate-id", GOOD.name),  # repo-wide: both copies, though neither changed
+        ("duplicate-id", GOOD.name),
+        ("schema", OTHER.name),  # per-file: the edited file
+        ("yaml-syntax", "cloud-202611-0bad.yaml"),  # unchanged but unreadable for repo-wide rules
+        ("yaml-syntax", new.name),  # per-file: the untracked file
+    ]
+    assert report["summary"]["files"] == 2 and report["summary"]["bank_files"] == 3
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--changed-since", "no-such-ref"), "unknown git ref 'no-such-ref'"),
+        (("--changed-since", "--help"), "not a git ref"),
+        (("--changed-since", "HEAD", "--bank-only"), "do not go together"),
+    ],
+)
+def test_changed_since_refuses_bad_refs_with_a_usage_error(
+    bank: Path, args: tuple[str, ...], message: str
+) -> None:
+    _git(bank, "init", "-q")
+    _git(bank, "add", "-A")
+    _git(bank, "commit", "-qm", "base")
+    result = run_cli("audit", *args, cwd=bank)
+    assert result.exit_code == 2
+    assert message in result.stderr
+
+
+def test_changed_since_outside_git_is_a_usage_error(bank: Path) -> None:
+    result = run_cli("audit", "--changed-since", "HEAD", cwd=bank)
+    assert result.exit_code == 2 and "not inside a git work tree" in result.stderr
+
+
+def test_one_file_audit_imports_no_heavy_optional_parts(bank: Path) -> None:
+    """A pre-commit run on one question without verify: claims never imports numpy, ml_dtypes
+    or ruamel.yaml (a numpy import alone costs more than the whole audit)."""
+    script = (
+        "import sys; from qbank.cli import main\n"
+        "try: main(['audit', sys.argv[1]])\n"
+        "except SystemExit as e: code = e.code\n"
+        "heavy = sorted(m for m in ('numpy', 'ml_dtypes', 'ruamel', 'sympy') if m in sys.modules)\n"
+        "print('HEAVY', heavy, code)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(GOOD.relative_to(REPO))], cwd=bank, capture_output=True, text=True
+    )
+    assert done.stdout.splitlines()[-1] == "HEAVY [] 0", done.stdout + done.stderr

@@ -1,0 +1,129 @@
+"""The published pre-commit hooks, run by the real `pre-commit` tool, and the repo's own config.
+
+`pre-commit try-repo` builds a fresh virtualenv for the hook repo on every call (it pip-installs
+qbank and its dependencies from the package index), so these tests take a few seconds each.
+research/ecosystem.md §2.5: try-repo sees only files git tracks, so the hook repo is a copy of
+the package committed to a temporary git repository.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import REPO
+
+GOOD = REPO / "questions" / "cloud" / "compute" / "cloud-202611-1c4d.yaml"  # no verify: block
+MANIFEST = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+CONFIG = yaml.safe_load((REPO / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
+
+PRE_COMMIT = [sys.executable, "-m", "pre_commit"]  # a dev dependency; the venv's bin/ may not be on PATH
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=qbank", "-c", "user.email=qbank@example.invalid", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.fixture(scope="module")
+def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A git repository holding the package as it is in this checkout, committed."""
+    root = tmp_path_factory.mktemp("hookrepo")
+    shutil.copytree(REPO / "qbank", root / "qbank", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml"):
+        shutil.copy2(REPO / name, root / name)
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "qbank")
+    return root
+
+
+@pytest.fixture
+def consumer(tmp_path: Path) -> Path:
+    """Another team's bank: its own schema/ and one good question, in git."""
+    root = tmp_path / "bank"
+    shutil.copytree(REPO / "schema", root / "schema")
+    target = root / GOOD.relative_to(REPO)
+    target.parent.mkdir(parents=True)
+    shutil.copy2(GOOD, target)
+    (root / "README.md").write_text("not a question\n", encoding="utf-8")
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    return root
+
+
+def _try_repo(hook_repo: Path, consumer: Path, hook: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PRE_COMMIT_HOME": str(consumer.parent / "pre-commit-home")}
+    env.pop("VIRTUAL_ENV", None)
+    return subprocess.run(
+        [*PRE_COMMIT, "try-repo", str(hook_repo), hook, *args],
+        cwd=consumer,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_qbank_audit_hook_fails_on_a_broken_question_and_passes_a_good_one(
+    hook_repo: Path, consumer: Path
+) -> None:
+    good = GOOD.relative_to(REPO).as_posix()
+    bad = good.replace("1c4d", "bad0")
+    text = GOOD.read_text(encoding="utf-8").replace("id: cloud-202611-1c4d", "id: cloud-202611-bad0")
+    (consumer / bad).write_text(text.replace("level: L", "level: L9 # was L", 1), encoding="utf-8")
+    _git(consumer, "add", "-A")
+
+    passed = _try_repo(hook_repo, consumer, "qbank-audit", "--files", good)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "qbank audit (staged question files)" in passed.stdout and "Passed" in passed.stdout
+
+    failed = _try_repo(hook_repo, consumer, "qbank-audit", "--all-files")
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "Failed" in failed.stdout
+    level_line = next(i for i, line in enumerate(text.splitlines(), 1) if line.startswith("level:"))
+    assert f"{bad}:{level_line}:8: QB100 schema" in failed.stdout
+    assert good + ":" not in failed.stdout and "README.md" not in failed.stdout
+
+
+def test_qbank_audit_bank_hook_finds_duplicate_ids_across_files(hook_repo: Path, consumer: Path) -> None:
+    copy = consumer / "questions" / "cloud" / "memory" / GOOD.name
+    copy.parent.mkdir(parents=True)
+    shutil.copy2(GOOD, copy)
+    _git(consumer, "add", "-A")
+    failed = _try_repo(hook_repo, consumer, "qbank-audit-bank", "--all-files")
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "QB200 duplicate-id" in failed.stdout
+
+
+def test_the_repos_own_hooks_mirror_the_published_ones() -> None:
+    """.pre-commit-config.yaml runs the published hooks from this checkout (`repo: local`), so
+    they must not drift from .pre-commit-hooks.yaml or from the package's dependencies."""
+    local = {
+        hook["id"]: hook for repo in CONFIG["repos"] if repo["repo"] == "local" for hook in repo["hooks"]
+    }
+    dependencies = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "dependencies"
+    ]
+    for published in MANIFEST:
+        mine = local[published["id"]]
+        assert mine["entry"] == f"python -m {published['entry']}"
+        assert mine["additional_dependencies"] == dependencies
+        for key in ("name", "language", "files", "types", "pass_filenames", "require_serial"):
+            assert mine.get(key) == published.get(key), key
+
+
+@pytest.mark.parametrize("command", [["validate-manifest", ".pre-commit-hooks.yaml"], ["validate-config"]])
+def test_pre_commit_accepts_the_manifest_and_config(command: list[str]) -> None:
+    done = subprocess.run([*PRE_COMMIT, *command], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
