@@ -7,8 +7,8 @@ import os
 import pty
 import shutil
 import subprocess
-import tempfile
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -180,7 +180,10 @@ def _audit_with_a_terminal_on_stderr(folder: Path, *args: str) -> tuple[str, str
     controller, terminal = pty.openpty()
     with tempfile.TemporaryFile("w+", encoding="utf-8") as stdout:
         process = subprocess.Popen(
-            [sys.executable, "-m", "qbank", "audit", *args, str(folder)], cwd=REPO, stdout=stdout, stderr=terminal
+            [sys.executable, "-m", "qbank", "audit", *args, str(folder)],
+            cwd=REPO,
+            stdout=stdout,
+            stderr=terminal,
         )
         os.close(terminal)
         shown = b""
