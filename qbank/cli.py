@@ -12,6 +12,9 @@ from pathlib import Path
 
 import click
 
+if typing.TYPE_CHECKING:
+    from qbank.taxonomy import BankSchema
+
 from qbank import __version__, model
 from qbank.finding import Finding, Severity, exit_code
 
@@ -137,13 +140,10 @@ def explain(rule: str | None, list_all: bool) -> None:
 def schema(check: bool) -> None:
     """Write schema/question.schema.json, generated from the question model."""
     from qbank.model import json_schema_text
-    from qbank.taxonomy import NO_BANK, find_bank_root
 
-    bank = find_bank_root(Path.cwd())
-    if bank is None:
-        raise click.UsageError(NO_BANK)
+    bank, taxonomy = _bank_and_schema()
     target = bank / "schema" / "question.schema.json"
-    wanted = json_schema_text()
+    wanted = json_schema_text(taxonomy.topics)
     current = target.read_text(encoding="utf-8") if target.is_file() else None
     if check:
         if current != wanted:
@@ -202,6 +202,18 @@ def _choices(literal: object) -> click.Choice[str]:
 def new(track: str, competency_area: str, level: str, zone: str, topic: str, title: str) -> None:
     """Write a skeleton question with a fresh id; the audit reports its placeholders until filled."""
     from qbank import new as authoring
+
+    bank, schema = _bank_and_schema()
+    skeleton = authoring.Skeleton(track, competency_area, level, zone, topic, title)
+    try:
+        path = authoring.create(bank, schema, skeleton, datetime.date.today())
+    except authoring.NewError as exc:
+        raise click.UsageError(str(exc)) from None
+    click.echo(_relative(path))
+
+
+def _bank_and_schema() -> tuple[Path, BankSchema]:
+    """The bank above the working directory and its usable schema files, or a usage error."""
     from qbank.taxonomy import NO_BANK, find_bank_root, load_bank_schema
 
     bank = find_bank_root(Path.cwd())
@@ -210,12 +222,7 @@ def new(track: str, competency_area: str, level: str, zone: str, topic: str, tit
     schema = load_bank_schema(bank / "schema")
     if isinstance(schema, Finding):
         raise click.UsageError(f"{schema.path}:{schema.line}: {schema.message}")
-    skeleton = authoring.Skeleton(track, competency_area, level, zone, topic, title)
-    try:
-        path = authoring.create(bank, schema, skeleton, datetime.date.today())
-    except authoring.NewError as exc:
-        raise click.UsageError(str(exc)) from None
-    click.echo(_relative(path))
+    return bank, schema
 
 
 def _relative(path: Path) -> str:

@@ -12,7 +12,7 @@ Validation context (a dict passed to `model_validate`):
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, model_validator
@@ -237,13 +237,19 @@ class Question(_Strict):
         return self
 
 
-def json_schema_text() -> str:
-    """The editor schema, generated from Question (JSON Schema 2020-12), byte-stable."""
+def json_schema_text(topics: Collection[str]) -> str:
+    """The editor schema, generated from Question (JSON Schema 2020-12), byte-stable.
+
+    `topics` (the bank's taxonomy) become an enum on `topic`, so editors complete and check them;
+    the model itself takes topics from the bank at validation time (rule unknown-topic).
+    """
     import json
 
+    schema = Question.model_json_schema()
+    schema["properties"]["topic"]["enum"] = sorted(topics)
     document = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "question.schema.json",
-        **Question.model_json_schema(),
+        **schema,
     }
     return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

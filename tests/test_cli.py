@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES, REPO, audit_json, run_cli
+from jsonschema import Draft4Validator
 
 from qbank import reporters
 from qbank.cli import PROGRESS_MIN_FILES
@@ -237,3 +238,15 @@ def test_github_format_caps_annotations_with_a_notice_and_writes_every_finding_t
 
 def test_job_summary_cells_escape_markup() -> None:
     assert reporters._cell("a|b *x* <script> [l](u)\nnext") == r"a\|b \*x\* &lt;script&gt; \[l\](u) next"
+
+
+SARIF_SCHEMA = json.loads((REPO / "tests" / "data" / "sarif-2.1.0-rtm.5.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("target", [TITLE_CASE, EXAMPLES / "invalid"], ids=["one", "every-rule"])
+def test_sarif_output_is_valid_sarif_2_1_0(target: Path) -> None:
+    """Checked against the OASIS schema, so code scanning's upload does not reject it."""
+    result = run_cli("audit", "--format", "sarif", str(target))
+    sarif = json.loads(result.stdout)
+    errors = [f"{list(e.path)}: {e.message}" for e in Draft4Validator(SARIF_SCHEMA).iter_errors(sarif)]
+    assert errors == [] and sarif["runs"][0]["results"], errors
