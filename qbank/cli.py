@@ -12,11 +12,11 @@ from pathlib import Path
 
 import click
 
-if typing.TYPE_CHECKING:
-    from qbank.taxonomy import BankSchema
-
 from qbank import __version__, model
 from qbank.finding import Finding, Severity, exit_code
+
+if typing.TYPE_CHECKING:
+    from qbank.taxonomy import BankSchema
 
 USAGE_ERROR = 2
 

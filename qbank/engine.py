@@ -115,7 +115,7 @@ def audit(settings: Settings, cwd: Path, progress: Progress = iter) -> Report:
 
 def _targets(settings: Settings, cwd: Path) -> tuple[Path | None, list[Path]]:
     """The bank the run belongs to, and the files and folders it was asked to check."""
-    targets = [_questions_of(p if p.is_absolute() else cwd / p) for p in settings.paths]
+    targets = [questions_of(p if p.is_absolute() else cwd / p) for p in settings.paths]
     for target in targets:
         if not target.exists() and not target.is_symlink():
             raise UsageError(f"no such file or folder: {target}")
@@ -179,7 +179,7 @@ def _check_file(file: Path, cwd: Path, context: Context) -> tuple[Record | None,
     return record, findings
 
 
-def _questions_of(target: Path) -> Path:
+def questions_of(target: Path) -> Path:
     """A bank's root folder stands for its questions/ (its schema/ holds no questions)."""
     if (target / "questions").is_dir() and (target / "schema").is_dir():
         return target / "questions"

@@ -38,7 +38,7 @@ from typing import Any
 from qbank import source
 from qbank.checks import markers
 from qbank.checks import text as text_rules
-from qbank.engine import UsageError, display_path
+from qbank.engine import UsageError, display_path, questions_of
 from qbank.finding import Finding
 from qbank.source import Document, Loc, Positions
 from qbank.taxonomy import NO_BANK, BankSchema, find_bank_root, load_bank_schema
@@ -117,7 +117,7 @@ def _files(paths: Sequence[Path], cwd: Path) -> list[Path]:
         paths = [bank / "questions"]
     found: set[Path] = set()
     for given in paths:
-        target = _questions_of(given if given.is_absolute() else cwd / given)
+        target = questions_of(given if given.is_absolute() else cwd / given)
         if not target.exists() and not target.is_symlink():
             raise UsageError(f"no such file or folder: {target}")
         if target.is_dir() and not target.is_symlink():
@@ -125,13 +125,6 @@ def _files(paths: Sequence[Path], cwd: Path) -> list[Path]:
         else:
             found.add(target)
     return sorted(found)
-
-
-def _questions_of(target: Path) -> Path:
-    """A bank's root folder stands for its questions/, as in `qbank audit`: schema/ is not fixed."""
-    if (target / "questions").is_dir() and (target / "schema").is_dir():
-        return target / "questions"
-    return target
 
 
 class _Schemas:

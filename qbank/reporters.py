@@ -69,15 +69,22 @@ def github(report: Report) -> str:
 ANNOTATIONS_SHOWN = 10
 
 
+# A step summary holds at most 1 MiB (docs.github.com, "Adding a job summary"); 2,000 rows of
+# about 200 bytes stay well inside it, and the SARIF upload has the rest.
+SUMMARY_ROWS = 2000
+
+
 def github_step_summary(report: Report) -> str:
-    """Markdown for $GITHUB_STEP_SUMMARY: the counts and a table of every finding."""
+    """Markdown for $GITHUB_STEP_SUMMARY: the counts and a table of the findings."""
     lines = ["### qbank audit", "", _counts(report), ""]
     if report.findings:
         lines += ["| file | line | rule | message |", "|---|---|---|---|"]
         lines += [
-            f"| {_cell(f.path)} | {f.line}:{f.column} | {f.code} {f.name} | {_cell(f.message)} |"
-            for f in report.findings
+            f"| {_cell(f.path)} | {f.line}:{f.column} | {f.code} {f.name} | {_cell(f.message[:300])} |"
+            for f in report.findings[:SUMMARY_ROWS]
         ]
+    if len(report.findings) > SUMMARY_ROWS:
+        lines += ["", f"… and {len(report.findings) - SUMMARY_ROWS} more findings, in the SARIF upload."]
     return "\n".join(lines) + "\n\n"
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,16 @@ def run_cli(*args: str, cwd: Path = REPO) -> Result:
         return CliRunner().invoke(main, list(args), catch_exceptions=False)
     finally:
         os.chdir(old)
+
+
+def git(cwd: Path, *args: str) -> None:
+    """Run git in `cwd` with a fixed identity (a fresh machine has none configured)."""
+    subprocess.run(
+        ["git", "-c", "user.name=qbank", "-c", "user.email=qbank@example.invalid", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+    )
 
 
 def audit_json(*args: str, cwd: Path = REPO) -> tuple[int, dict[str, Any]]:

@@ -15,7 +15,7 @@ import pytest
 from conftest import EXAMPLES, REPO, audit_json, run_cli
 from jsonschema import Draft4Validator
 
-from qbank import reporters
+from qbank import engine, reporters
 from qbank.cli import PROGRESS_MIN_FILES
 from qbank.rules import all_rules
 
@@ -250,3 +250,11 @@ def test_sarif_output_is_valid_sarif_2_1_0(target: Path) -> None:
     sarif = json.loads(result.stdout)
     errors = [f"{list(e.path)}: {e.message}" for e in Draft4Validator(SARIF_SCHEMA).iter_errors(sarif)]
     assert errors == [] and sarif["runs"][0]["results"], errors
+
+
+def test_job_summary_stays_under_githubs_limit(many_files: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reporters, "SUMMARY_ROWS", 50)
+    report = engine.audit(engine.Settings((many_files,)), REPO)
+    table = reporters.github_step_summary(report)
+    assert table.count("QB005 not-mapping") == 50
+    assert f"… and {PROGRESS_MIN_FILES - 50} more findings" in table

@@ -8,21 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, audit_json, run_cli
+from conftest import REPO, audit_json, git, run_cli
 
 from qbank import source
 
 GOOD = REPO / "questions" / "cloud" / "compute" / "cloud-202611-1c4d.yaml"  # no verify: block
 OTHER = REPO / "questions" / "edge" / "precision" / "edge-202611-480e.yaml"
-
-
-def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=qbank", "-c", "user.email=qbank@example.invalid", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-    )
 
 
 @pytest.fixture
@@ -74,10 +65,10 @@ def test_bank_only_runs_just_the_repo_wide_rules_over_every_file(bank: Path) -> 
 
 
 def test_changed_since_checks_changed_files_and_the_whole_bank_for_repo_wide_rules(bank: Path) -> None:
-    _git(bank, "init", "-q")
-    _git(bank, "add", "-A")
-    _git(bank, "commit", "-qm", "base")
-    _git(bank, "branch", "base")
+    git(bank, "init", "-q")
+    git(bank, "add", "-A")
+    git(bank, "commit", "-qm", "base")
+    git(bank, "branch", "base")
     edited = bank / OTHER.relative_to(REPO)
     edited.write_text(
         edited.read_text(encoding="utf-8").replace("level: L", "level: L9 #", 1), encoding="utf-8"
@@ -109,9 +100,9 @@ def test_changed_since_checks_changed_files_and_the_whole_bank_for_repo_wide_rul
 def test_changed_since_refuses_bad_refs_with_a_usage_error(
     bank: Path, args: tuple[str, ...], message: str
 ) -> None:
-    _git(bank, "init", "-q")
-    _git(bank, "add", "-A")
-    _git(bank, "commit", "-qm", "base")
+    git(bank, "init", "-q")
+    git(bank, "add", "-A")
+    git(bank, "commit", "-qm", "base")
     result = run_cli("audit", *args, cwd=bank)
     assert result.exit_code == 2
     assert message in result.stderr

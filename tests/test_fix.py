@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, audit_json, run_cli
 
 from qbank import engine, fix, source
 from qbank.checks import text
@@ -529,3 +529,21 @@ def _old_texts(result: fix.FileFix) -> list[str]:
         re.match(r"(?:marker|title) ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\") -> ", c) for c in result.changes
     )
     return [ast.literal_eval(match.group(1)) for match in found if match]
+
+
+def test_cli_check_exits_1_until_fixed(bank: Path) -> None:
+    put(bank, damaged(("**Calculations:**", "**Calculation:**")) + "\n\n")
+    checked = run_cli("fix", "--check", cwd=bank)
+    assert checked.exit_code == 1
+    assert "would fix: marker '**Calculation:**' -> '**Calculations:**'" in checked.stdout
+    assert checked.stdout.endswith("1 files: 1 would fix, 0 skipped\n")
+    assert run_cli("fix", cwd=bank).exit_code == 0
+    assert run_cli("fix", "--check", cwd=bank).exit_code == 0
+    code, report = audit_json(cwd=bank)
+    assert (code, report["findings"]) == (0, [])
+
+
+def test_cli_reports_a_skipped_file_and_exits_1(bank: Path) -> None:
+    put(bank, "title: [unclosed\n")
+    result = run_cli("fix", cwd=bank)
+    assert result.exit_code == 1 and "skipped: QB001 yaml-syntax" in result.stderr

@@ -17,22 +17,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REPO
+from conftest import REPO, git
 
 GOOD = REPO / "questions" / "cloud" / "compute" / "cloud-202611-1c4d.yaml"  # no verify: block
 MANIFEST = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
 CONFIG = yaml.safe_load((REPO / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
 
 PRE_COMMIT = [sys.executable, "-m", "pre_commit"]  # a dev dependency; the venv's bin/ may not be on PATH
-
-
-def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=qbank", "-c", "user.email=qbank@example.invalid", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-    )
 
 
 @pytest.fixture(scope="module")
@@ -42,9 +33,9 @@ def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(REPO / "qbank", root / "qbank", ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml"):
         shutil.copy2(REPO / name, root / name)
-    _git(root, "init", "-q")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-qm", "qbank")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "qbank")
     return root
 
 
@@ -57,8 +48,8 @@ def consumer(tmp_path: Path) -> Path:
     target.parent.mkdir(parents=True)
     shutil.copy2(GOOD, target)
     (root / "README.md").write_text("not a question\n", encoding="utf-8")
-    _git(root, "init", "-q")
-    _git(root, "add", "-A")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
     return root
 
 
@@ -82,7 +73,7 @@ def test_qbank_audit_hook_fails_on_a_broken_question_and_passes_a_good_one(
     bad = good.replace("1c4d", "bad0")
     text = GOOD.read_text(encoding="utf-8").replace("id: cloud-202611-1c4d", "id: cloud-202611-bad0")
     (consumer / bad).write_text(text.replace("level: L", "level: L9 # was L", 1), encoding="utf-8")
-    _git(consumer, "add", "-A")
+    git(consumer, "add", "-A")
 
     passed = _try_repo(hook_repo, consumer, "qbank-audit", "--files", good)
     assert passed.returncode == 0, passed.stdout + passed.stderr
@@ -100,7 +91,7 @@ def test_qbank_audit_bank_hook_finds_duplicate_ids_across_files(hook_repo: Path,
     copy = consumer / "questions" / "cloud" / "memory" / GOOD.name
     copy.parent.mkdir(parents=True)
     shutil.copy2(GOOD, copy)
-    _git(consumer, "add", "-A")
+    git(consumer, "add", "-A")
     failed = _try_repo(hook_repo, consumer, "qbank-audit-bank", "--all-files")
     assert failed.returncode == 1, failed.stdout + failed.stderr
     assert "QB200 duplicate-id" in failed.stdout
