@@ -202,6 +202,7 @@ def _choices(literal: object) -> click.Choice[str]:
 def new(track: str, competency_area: str, level: str, zone: str, topic: str, title: str) -> None:
     """Write a skeleton question with a fresh id; the audit reports its placeholders until filled."""
     from qbank import new as authoring
+    from qbank.engine import display_path
 
     bank, schema = _bank_and_schema()
     skeleton = authoring.Skeleton(track, competency_area, level, zone, topic, title)
@@ -209,7 +210,7 @@ def new(track: str, competency_area: str, level: str, zone: str, topic: str, tit
         path = authoring.create(bank, schema, skeleton, datetime.date.today())
     except authoring.NewError as exc:
         raise click.UsageError(str(exc)) from None
-    click.echo(_relative(path))
+    click.echo(display_path(path, Path.cwd()))
 
 
 def _bank_and_schema() -> tuple[Path, BankSchema]:
@@ -223,13 +224,6 @@ def _bank_and_schema() -> tuple[Path, BankSchema]:
     if isinstance(schema, Finding):
         raise click.UsageError(f"{schema.path}:{schema.line}: {schema.message}")
     return bank, schema
-
-
-def _relative(path: Path) -> str:
-    try:
-        return path.relative_to(Path.cwd()).as_posix()
-    except ValueError:
-        return path.as_posix()
 
 
 def _internal_error() -> None:

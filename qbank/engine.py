@@ -17,9 +17,6 @@ from qbank.finding import Finding, Severity
 from qbank.taxonomy import NO_BANK, BankSchema, find_bank_root, load_bank_schema
 from qbank.validate import Record, validate
 
-YAML_SUFFIXES = (".yaml", ".yml")  # as source.iter_yaml_files finds them
-
-
 OUTSIDE_A_BANK = (
     "not inside a bank (no questions/ and schema/ above it): using the taxonomy shipped with qbank"
 )
@@ -148,7 +145,7 @@ def _chosen_files(settings: Settings, bank: Path | None, targets: list[Path]) ->
         changed = changed_files(bank, settings.changed_since)
     except GitError as exc:
         raise UsageError(str(exc)) from None
-    return [f for f in changed if f.suffix in YAML_SUFFIXES and any(_within(f, t) for t in targets)]
+    return [f for f in changed if f.suffix in source.YAML_SUFFIXES and any(_within(f, t) for t in targets)]
 
 
 def _bank_wide_files(settings: Settings, bank: Path | None, checked: list[Path]) -> list[Path]:

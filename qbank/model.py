@@ -90,13 +90,9 @@ def _title(value: str, info: ValidationInfo) -> str:
         return value
     schema = info.context.get("schema") if info.context else None
     words = (schema.lowercase_words, schema.spellings) if schema else ((), {})
-    for check, problem in (
-        (text.placeholder, text.placeholder_title(value)),
-        (text.title_format, text.title_format(value)),
-        (text.title_case, text.title_case(value, *words)),
-    ):
-        if problem:
-            raise _fail(check, problem)
+    broken = next(text.title_problems(value, *words), None)
+    if broken:
+        raise _fail(*broken)
     return value
 
 

@@ -46,13 +46,14 @@ def create(bank: Path, schema: BankSchema, skeleton: Skeleton, today: date) -> P
     _check(schema, skeleton)
     folder = bank / "questions" / skeleton.track / skeleton.competency_area
     taken = {path.stem for path in source.iter_yaml_files(bank / "questions")}
+    schema_file = bank / "schema" / "question.schema.json"
+    modeline = os.path.relpath(schema_file, folder) if schema_file.parent.is_dir() else None
     for _ in range(ID_ATTEMPTS):
         question_id = f"{skeleton.track}-{today:%Y%m}-{secrets.token_hex(2)}"
         if question_id in taken:
             continue
         target = folder / f"{question_id}.yaml"
-        modeline = os.path.relpath(bank / "schema" / "question.schema.json", folder)
-        content = render(skeleton, question_id, modeline if (bank / "schema").is_dir() else None)
+        content = render(skeleton, question_id, modeline)
         _reads_back(content, skeleton)
         if _write_new(target, content):
             return target
@@ -64,14 +65,9 @@ def _check(schema: BankSchema, skeleton: Skeleton) -> None:
         close = sorted(t for t in schema.topics if skeleton.topic.split("-")[0] in t)[:5]
         hint = f" (did you mean {', '.join(close)}?)" if close else ""
         raise NewError(f"unknown topic {skeleton.topic!r}{hint}; topics are listed in schema/taxonomy.yaml")
-    title = skeleton.title
-    for problem in (
-        text.placeholder_title(title),
-        text.title_format(title),
-        text.title_case(title, schema.lowercase_words, schema.spellings),
-    ):
-        if problem:
-            raise NewError(problem.message)
+    broken = next(text.title_problems(skeleton.title, schema.lowercase_words, schema.spellings), None)
+    if broken:
+        raise NewError(broken[1].message)
 
 
 def render(skeleton: Skeleton, question_id: str, modeline: str | None) -> str:

@@ -356,13 +356,16 @@ def _describe_yaml_error(text: str, exc: yaml.YAMLError) -> tuple[int, int, str]
     return 1, 1, str(exc).splitlines()[0] if str(exc) else "invalid YAML"
 
 
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
 def iter_yaml_files(root: Path) -> Iterator[Path]:
     """Every *.yaml / *.yml file under `root`, in a stable order. Directories named *.yaml are skipped
     by the walk itself (they are directories, not files)."""
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
         for name in sorted(filenames):
-            if name.endswith((".yaml", ".yml")):
+            if name.endswith(YAML_SUFFIXES):
                 yield Path(dirpath) / name
 
 

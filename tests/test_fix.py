@@ -42,7 +42,11 @@ def put(bank: Path, content: str, name: str = NAME) -> Path:
 
 
 def damaged(*pairs: tuple[str, str]) -> str:
-    content = ORIGINAL
+    return _replaced_once(ORIGINAL, pairs)
+
+
+def _replaced_once(content: str, pairs: tuple[tuple[str, str], ...]) -> str:
+    """`content` with each `old` (which must occur exactly once) replaced by `new`."""
     for old, new in pairs:
         assert content.count(old) == 1, old
         content = content.replace(old, new)
@@ -216,11 +220,7 @@ human_reviewed:
 
 
 def styled(*pairs: tuple[str, str]) -> str:
-    content = STYLED
-    for old, new in pairs:
-        assert content.count(old) == 1, old
-        content = content.replace(old, new)
-    return content
+    return _replaced_once(STYLED, pairs)
 
 
 def test_only_the_fixed_spans_change(bank: Path) -> None:

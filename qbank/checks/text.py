@@ -7,7 +7,8 @@ fields (qbank/model.py), so they run inside pydantic validation and can be teste
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
+from functools import partial
 
 from qbank.rules import Problem, rule
 
@@ -121,6 +122,22 @@ def title_case(
     if fixes:
         return Problem("title is not in Title Case: " + ", ".join(f"{w!r} -> {e!r}" for w, e in fixes))
     return None
+
+
+def title_problems(
+    title: str, lowercase: Collection[str] = (), spellings: Mapping[str, str] = {}
+) -> Iterator[tuple[Callable[..., Problem | None], Problem]]:
+    """Each title rule that `title` breaks, as (rule function, problem), in the order they are
+    reported: placeholder, then format, then case. Lazy, so callers that stop at the first problem
+    do not pay for the others."""
+    for check, judge in (
+        (placeholder, partial(placeholder_title, title)),
+        (title_format, partial(title_format, title)),
+        (title_case, partial(title_case, title, lowercase, spellings)),
+    ):
+        problem = judge()
+        if problem:
+            yield check, problem
 
 
 def title_case_fixes(
