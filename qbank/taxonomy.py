@@ -1,4 +1,5 @@
-"""The bank's reference data under `schema/`: the topic taxonomy and the title word lists.
+"""The bank's reference data under `schema/`: the topic taxonomy, the title word lists and the
+hardware table.
 
 Failing closed: a missing, unreadable or malformed file is a `taxonomy` finding (an error), never a
 silent skip. The reference system's topic check read a file that did not exist and so checked
@@ -18,6 +19,7 @@ from typing import Any
 
 from qbank import source
 from qbank.finding import Finding
+from qbank.hardware import HARDWARE_FILE, HardwareTable, parse_table
 from qbank.rules import of, rule
 
 TAXONOMY_FILE = "taxonomy.yaml"
@@ -27,12 +29,13 @@ _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 @dataclass(frozen=True)
 class BankSchema:
-    """What the checks need from `schema/`: topics, and the words titles may use as written."""
+    """What the checks need from `schema/`: topics, the words titles may use as written, hardware."""
 
     origin: str  # the folder it came from, or "builtin"
     topics: frozenset[str]
     lowercase_words: frozenset[str]
     spellings: dict[str, str]  # lower-cased word -> canonical spelling
+    hardware: HardwareTable
 
 
 NO_BANK = "no bank here: no folder with questions/ and schema/ above the working directory"
@@ -62,7 +65,10 @@ def load_bank_schema(schema_dir: Path | None) -> BankSchema | Finding:
     if isinstance(words, Finding):
         return words
     lowercase, spellings = words
-    return BankSchema(origin, topics, lowercase, spellings)
+    hardware = _read(folder / HARDWARE_FILE, parse_table)
+    if isinstance(hardware, Finding):
+        return hardware
+    return BankSchema(origin, topics, lowercase, spellings, hardware)
 
 
 def _read(path: Any, parse: Any) -> Any:
@@ -102,9 +108,10 @@ def _parse_title_words(data: dict[str, Any]) -> tuple[frozenset[str], dict[str, 
 
 @rule("QB300", "taxonomy")
 def taxonomy(path: str, line: int, column: int, message: str) -> Finding:
-    """The bank's `schema/taxonomy.yaml` and `schema/title-words.yaml` must exist and be well formed.
+    """The bank's `schema/taxonomy.yaml`, `schema/title-words.yaml` and `schema/hardware.yaml` must
+    exist and be well formed.
 
-    Topic and title checks depend on them, so a missing or broken file is an error that fails the
+    Topic, title and hardware-constant checks depend on them, so a missing or broken file is an error that fails the
     audit: it is never skipped. A folder that is not inside a bank (no `questions/` and `schema/`
     above it) is checked against the copies shipped with qbank, and the audit says so.
 
@@ -115,5 +122,5 @@ def taxonomy(path: str, line: int, column: int, message: str) -> Finding:
           precision: [mixed-precision-training, quantization-fundamentals]
     """
     return of(taxonomy).finding(
-        path, line, column, f"bank schema unusable, topic and title checks cannot run: {message}"
+        path, line, column, f"bank schema unusable, topic, title and hardware checks cannot run: {message}"
     )

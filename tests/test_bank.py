@@ -42,7 +42,7 @@ def test_seed_question_validates_with_no_findings(shared_seed: Path, tmp_path: P
 
 
 def test_packaged_schema_files_match_the_bank() -> None:
-    for name in ("taxonomy.yaml", "title-words.yaml"):
+    for name in ("taxonomy.yaml", "title-words.yaml", "hardware.yaml"):
         assert (REPO / "qbank" / "data" / name).read_bytes() == (REPO / "schema" / name).read_bytes(), name
 
 

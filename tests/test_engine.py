@@ -59,6 +59,8 @@ def test_bank_only_runs_just_the_repo_wide_rules_over_every_file(bank: Path) -> 
     assert found == [
         ("duplicate-id", "questions/cloud/compute/cloud-202611-1c4d.yaml"),
         ("duplicate-id", "questions/cloud/memory/cloud-202611-1c4d.yaml"),
+        ("near-duplicate", "questions/cloud/compute/cloud-202611-1c4d.yaml"),  # a copy reads the same
+        ("near-duplicate", "questions/cloud/memory/cloud-202611-1c4d.yaml"),
         ("yaml-syntax", "questions/cloud/compute/cloud-202611-0bad.yaml"),  # unreadable: fail closed
     ]
     assert report["summary"]["files"] == 0 and report["summary"]["bank_files"] == 4
@@ -82,6 +84,8 @@ def test_changed_since_checks_changed_files_and_the_whole_bank_for_repo_wide_rul
     assert found == [
         ("duplicate-id", GOOD.name),  # repo-wide: both copies, though neither changed
         ("duplicate-id", GOOD.name),
+        ("near-duplicate", GOOD.name),  # repo-wide too: a copy reads the same
+        ("near-duplicate", GOOD.name),
         ("schema", OTHER.name),  # per-file: the edited file
         ("yaml-syntax", "cloud-202611-0bad.yaml"),  # unchanged but unreadable for repo-wide rules
         ("yaml-syntax", new.name),  # per-file: the untracked file

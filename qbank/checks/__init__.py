@@ -7,8 +7,14 @@ RECORD_CHECKS on each loaded file, BANK_CHECKS once over all of them.
 
 from __future__ import annotations
 
-from qbank.checks import arithmetic, bank, classification, markers, numeric, options, text
+from qbank.checks import arithmetic, bank, classification, hardware, markers, numeric, options, similar, text
 
-RECORD_CHECKS = (bank.check_topic, bank.check_path, arithmetic.check_math, numeric.check_claims)
-BANK_CHECKS = (bank.check_duplicate_ids,)
-FAMILIES = (text, markers, options, classification, bank, arithmetic, numeric)
+RECORD_CHECKS = (
+    bank.check_topic,
+    bank.check_path,
+    arithmetic.check_math,
+    hardware.check_hardware_constants,
+    numeric.check_claims,
+)
+BANK_CHECKS = (bank.check_duplicate_ids, similar.check_near_duplicates)
+FAMILIES = (text, markers, options, classification, bank, similar, arithmetic, hardware, numeric)

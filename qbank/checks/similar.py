@@ -1,0 +1,140 @@
+"""Near-duplicate questions: the same text with small edits, or with only its numbers changed.
+
+What is compared is what a learner reads first: title, scenario and question. Text becomes a set
+of word 3-shingles with every number (and number-led word: `7b`, `80gb`) replaced by `#`, so a question re-added with new numbers is
+caught. Two questions are near-duplicates when the Jaccard similarity of those sets is at least
+THRESHOLD, always confirmed exactly.
+
+Few questions are compared pair by pair in pure Python (a pre-commit batch imports no numpy). A
+large bank uses MinHash with banded LSH to find candidate pairs in near-linear time, then confirms
+each candidate exactly. The reference used 5-character shingles, 64 MinHash values and 16 bands of
+4 rows, documented as 128 values (research/anchor-vault.md §2); here 192 values in 64 bands of 3
+rows find a pair at similarity 0.5 with probability 1 - (1 - 0.5^3)^64 > 0.9998, and at 0.6 with
+probability > 0.9999999, while an unrelated pair (similarity 0.05) is a candidate 0.8% of the time.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import zlib
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import combinations
+from typing import TYPE_CHECKING, Any
+
+from qbank.finding import Finding, Severity
+from qbank.rules import of, rule
+
+if TYPE_CHECKING:
+    from qbank.validate import Record
+
+THRESHOLD = 0.5  # unrelated questions score under 0.06 (StaffML sample and our bank); copies 1.0
+SHINGLE_WORDS = 3
+PAIRWISE_LIMIT = 100  # up to this many questions, compare every pair (4,950 set comparisons)
+HASHES, BAND_ROWS = 192, 3
+_WORD = re.compile(r"[a-z0-9]+(?:[.,'’][a-z0-9]+)*")
+_TEXT_FIELDS = ("title", "scenario", "question")
+
+
+def shingles(text: str) -> frozenset[int]:
+    """The text's word 3-shingles, numbers masked, as integers that are the same in every run."""
+    words = [_word_hash("#" if w[0].isdigit() else w) for w in _WORD.findall(text.lower())]
+    words += [0] * (SHINGLE_WORDS - len(words))
+    # hash() of a tuple of ints is not salted (only str and bytes are), so shingles are stable
+    return frozenset(hash(tuple(words[i : i + SHINGLE_WORDS])) for i in range(len(words) - SHINGLE_WORDS + 1))
+
+
+@functools.lru_cache(maxsize=65536)
+def _word_hash(word: str) -> int:
+    return zlib.crc32(word.encode())
+
+
+def jaccard(a: frozenset[int], b: frozenset[int]) -> float:
+    return len(a & b) / len(a | b) if a or b else 1.0
+
+
+def similar_pairs(
+    sets: Sequence[frozenset[int]], threshold: float = THRESHOLD
+) -> list[tuple[int, int, float]]:
+    """Index pairs (i < j) whose Jaccard similarity is at least `threshold`, with that similarity."""
+    candidates = combinations(range(len(sets)), 2) if len(sets) <= PAIRWISE_LIMIT else _lsh_candidates(sets)
+    found = []
+    for i, j in candidates:
+        score = jaccard(sets[i], sets[j])
+        if score >= threshold:
+            found.append((i, j, score))
+    return sorted(found)
+
+
+def _lsh_candidates(sets: Sequence[frozenset[int]]) -> Iterable[tuple[int, int]]:
+    """Pairs that share at least one band of their MinHash signatures."""
+    import numpy as np  # only large banks pay for numpy
+
+    signatures = _signatures(sets)
+    pairs: set[tuple[int, int]] = set()
+    weights = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9], np.uint64)
+    for band in range(0, HASHES, BAND_ROWS):
+        keys = signatures[:, band : band + BAND_ROWS] @ weights  # wraps mod 2^64
+        order = np.argsort(keys, kind="stable")
+        starts = np.flatnonzero(np.r_[True, np.diff(keys[order]) != 0])
+        sizes = np.diff(np.r_[starts, len(keys)])
+        for start, size in zip(starts[sizes > 1].tolist(), sizes[sizes > 1].tolist(), strict=True):
+            pairs.update(combinations(sorted(order[start : start + size].tolist()), 2))
+    return sorted(pairs)
+
+
+def _signatures(sets: Sequence[frozenset[int]]) -> Any:
+    """One row of HASHES minimum hash values per set (an empty set keeps all-max, matching nothing).
+
+    The hash family is multiply-shift, ((a*x + b) mod 2^64) >> 32 with odd a (Dietzfelbinger et
+    al. 1997): numpy's uint64 arithmetic wraps, so no modulo is needed.
+    """
+    import numpy as np
+
+    rng = np.random.default_rng(20261122)  # fixed: the same bank gives the same candidates
+    a = rng.integers(0, 1 << 63, HASHES, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    b = rng.integers(0, 1 << 63, HASHES, dtype=np.uint64)
+    out = np.full((len(sets), HASHES), np.iinfo(np.uint64).max, dtype=np.uint64)
+    for first in range(0, len(sets), 256):  # 256 questions at a time bounds the memory
+        group = sets[first : first + 256]
+        sizes = [len(s) for s in group]
+        filled = [k for k, n in enumerate(sizes) if n]
+        if not filled:
+            continue
+        values = np.fromiter((x & 0xFFFFFFFFFFFFFFFF for s in group for x in s), np.uint64, sum(sizes))
+        hashed = (values[:, None] * a + b) >> np.uint64(32)
+        starts = np.cumsum([0, *sizes[:-1]])[filled]
+        out[[first + k for k in filled]] = np.minimum.reduceat(hashed, starts, axis=0)
+    return out
+
+
+def _text(record: Record) -> str:
+    data = record.document.data
+    return "\n".join(v for v in (data.get(f) for f in _TEXT_FIELDS) if isinstance(v, str))
+
+
+@rule("QB202", "near-duplicate", Severity.WARNING)
+def check_near_duplicates(records: Iterable[Record]) -> Iterator[Finding]:
+    """Two questions must not read almost the same: title, scenario and question are compared as
+    word 3-shingles with numbers masked, and a Jaccard similarity of 0.5 or more is reported on
+    both files, naming the other.
+
+    Changing only the numbers does not make a new question: a drill family varies the situation,
+    not just its parameters. Deleted questions (tombstones) are not compared.
+
+    Fails:
+        scenario: An H100 serves a 70B model in FP16 ... (and a second file with 13B and an A100)
+    Passes:
+        (two questions about different situations)
+    """
+    live = [r for r in records if not r.tombstone]
+    sets = [shingles(_text(r)) for r in live]
+    for i, j, score in similar_pairs(sets):
+        for here, there in ((live[i], live[j]), (live[j], live[i])):
+            line, column = here.document.positions.value(("scenario",))
+            message = (
+                f"reads like {there.document.path} (similarity {score:.2f} of title, scenario and question)"
+            )
+            yield of(check_near_duplicates).finding(
+                here.document.path, line, column, message, here.question_id
+            )
