@@ -156,6 +156,14 @@ class ChainRef(_Strict):
     position: Annotated[int, Field(ge=0)]
 
 
+class Generator(_Strict):
+    """Which drill family of `qbank generate` rendered a question, and from what (rule generated)."""
+
+    family: Annotated[str, Field(pattern=SLUG_PATTERN)]
+    version: Annotated[int, Field(ge=1)]
+    params: dict[str, str | int]
+
+
 class Question(_Strict):
     """One interview question, as stored in `questions/<track>/<competency_area>/<id>.yaml`."""
 
@@ -198,6 +206,9 @@ class Question(_Strict):
     updated_at: str | None = None
     last_modified: str | None = None
     chains: list[ChainRef] | None = Field(default=None, description="Legacy; ignored.")
+    generator: Annotated[
+        Generator | None, Field(description="Set by `qbank generate`: family, version and parameters.")
+    ] = None
     human_reviewed: HumanReview | None = None
     classification_review: str | None = None
     # Legacy LLM stamps seen in real StaffML files: informational only, never trusted.
@@ -219,6 +230,13 @@ class Question(_Strict):
         problem = None if _is_tombstone(info) else classification.zone_bloom(self.zone, self.bloom_level)
         if problem:
             raise _fail(classification.zone_bloom, problem, "bloom_level")
+        return self
+
+    @model_validator(mode="after")
+    def _generated(self) -> Question:
+        problem = classification.generated(self.provenance, self.generator is not None)
+        if problem:
+            raise _fail(classification.generated, problem, "generator" if self.generator else "provenance")
         return self
 
     @model_validator(mode="after")

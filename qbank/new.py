@@ -55,7 +55,7 @@ def create(bank: Path, schema: BankSchema, skeleton: Skeleton, today: date) -> P
         target = folder / f"{question_id}.yaml"
         content = render(skeleton, question_id, modeline)
         _reads_back(content, skeleton)
-        if _write_new(target, content):
+        if write_new(target, content):
             return target
     raise NewError(f"no free id for {skeleton.track} in {today:%Y-%m} after {ID_ATTEMPTS} tries")
 
@@ -81,18 +81,18 @@ def render(skeleton: Skeleton, question_id: str, modeline: str | None) -> str:
         topic=skeleton.topic,
         area=skeleton.competency_area,
         blooms=", ".join(blooms),
-        title=_scalar(skeleton.title),
+        title=scalar(skeleton.title),
     )
 
 
 def _reads_back(content: str, skeleton: Skeleton) -> None:
-    """The rendered file parses and holds the title as given (guards the quoting in `_scalar`)."""
+    """The rendered file parses and holds the title as given (guards the quoting in `scalar`)."""
     document = source.load_text(content, "skeleton")
     if isinstance(document, Finding) or document.data.get("title") != skeleton.title:
         raise NewError(f"cannot write the title {skeleton.title!r} as YAML; please report this")
 
 
-def _scalar(value: str) -> str:
+def scalar(value: str) -> str:
     """A title as a YAML scalar: plain when that reads back as the same string, else quoted."""
     if _PLAIN.fullmatch(value) and source.scalar_value(value, None) == value:
         return value
@@ -102,7 +102,7 @@ def _scalar(value: str) -> str:
 _PLAIN = re.compile(r"[A-Za-z0-9][\w .,()/+'’-]*")  # no `: `, ` #`, quotes or indicators
 
 
-def _write_new(target: Path, content: str) -> bool:
+def write_new(target: Path, content: str) -> bool:
     """Create `target` with `content` atomically; False if it already exists."""
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".new-", suffix=".tmp")

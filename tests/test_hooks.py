@@ -70,8 +70,11 @@ def test_qbank_audit_hook_fails_on_a_broken_question_and_passes_a_good_one(
     hook_repo: Path, consumer: Path
 ) -> None:
     good = GOOD.relative_to(REPO).as_posix()
-    bad = good.replace("1c4d", "bad0")
-    text = GOOD.read_text(encoding="utf-8").replace("id: cloud-202611-1c4d", "id: cloud-202611-bad0")
+    bad = "questions/cloud/precision/cloud-202611-e000.yaml"  # a different question, so no near-duplicate
+    text = (REPO / "tests/examples/valid/generated" / bad.removeprefix("questions/")).read_text(
+        encoding="utf-8"
+    )
+    (consumer / bad).parent.mkdir(parents=True, exist_ok=True)
     (consumer / bad).write_text(text.replace("level: L", "level: L9 # was L", 1), encoding="utf-8")
     git(consumer, "add", "-A")
 

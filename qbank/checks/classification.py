@@ -64,6 +64,26 @@ def unknown_topic(topic: str, topics: Collection[str]) -> Problem | None:
     return Problem(f"topic {topic!r} is not in the taxonomy")
 
 
+@rule("QB153", "generated")
+def generated(provenance: str, has_generator: bool) -> Problem | None:
+    """A question rendered by `qbank generate` says so twice: `provenance: generated` and a
+    `generator:` block naming the family, its version and the parameters it was rendered from.
+
+    So a reader can tell a drill from a hand-written question, and regenerate or retire a family.
+
+    Fails:
+        provenance: generated
+    Passes:
+        provenance: generated
+        generator: {family: kv-cache-fit, version: 1, params: {device: h100-sxm, model: llama-3-8b}}
+    """
+    if provenance == "generated" and not has_generator:
+        return Problem("provenance is 'generated' but there is no `generator:` block saying what rendered it")
+    if provenance != "generated" and has_generator:
+        return Problem(f"a `generator:` block is set but provenance is {provenance!r}, not 'generated'")
+    return None
+
+
 @rule("QB152", "deletion-reason")
 def deletion_reason(status: str, reason: str | None) -> Problem | None:
     """A question with `status: deleted` is a tombstone and must say why in `deletion_reason`;
