@@ -213,6 +213,43 @@ def new(track: str, competency_area: str, level: str, zone: str, topic: str, tit
     click.echo(display_path(path, Path.cwd()))
 
 
+@main.command()
+@click.argument("families", nargs=-1)
+@click.option(
+    "--per-cell",
+    type=click.IntRange(1, 1000),
+    default=80,
+    show_default=True,
+    help="Generated questions wanted in each track x level cell, shared among its families.",
+)
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the random draws.")
+@click.option("--dry-run", is_flag=True, help="Render and check, write nothing.")
+@click.option("--list", "list_", is_flag=True, help="List the families and exit.")
+def generate(families: tuple[str, ...], per_cell: int, seed: int, dry_run: bool, list_: bool) -> None:
+    """Render drill questions from schema/hardware.yaml and schema/models.yaml into the bank."""
+    from qbank import generate as generator
+    from qbank.generate.families import BY_NAME, FAMILIES
+
+    if list_:
+        for family in FAMILIES:
+            cells = ", ".join(f"{t} {lv}" for t, lv in sorted(family.cells))
+            click.echo(f"{family.name:18} v{family.version}  {family.doc}  [{cells}]")
+        return
+    unknown = [f for f in families if f not in BY_NAME]
+    if unknown:
+        raise click.UsageError(f"unknown family {unknown[0]!r}; see qbank generate --list")
+    bank, schema = _bank_and_schema()
+    chosen = [BY_NAME[f] for f in families] if families else list(FAMILIES)
+    try:
+        run = generator.generate(bank, schema, chosen, per_cell, seed, datetime.date.today(), dry_run)
+    except (generator.TemplateError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    verb = "would write" if dry_run else "wrote"
+    click.echo(
+        f"{verb} {len(run.written)} questions; dropped {run.dropped} drafts that read like another question"
+    )
+
+
 def _bank_and_schema() -> tuple[Path, BankSchema]:
     """The bank above the working directory and its usable schema files, or a usage error."""
     from qbank.taxonomy import NO_BANK, find_bank_root, load_bank_schema

@@ -1,0 +1,581 @@
+"""Fleet-scale drills: energy and carbon of a GPU job, GPUs to serve a load, energy of an on-device
+feature.
+
+Formulas (standard):
+  facility energy = GPUs x board power x hours x PUE (The Green Grid, PUE definition)
+  emissions = energy x grid carbon intensity (location-based, GHG Protocol Scope 2 guidance)
+  GPUs needed = peak tokens/s wanted / (tokens/s one GPU sustains x target utilisation)
+  energy per use = power x time; share of a battery = daily energy / battery energy
+GPU board powers and Jetson power modes come from the sourced hardware table; grid intensities,
+prices and measured throughputs are the scenario's own inputs, stated as assumptions.
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+from qbank.generate import Draft
+from qbank.generate.families.cluster import PRICES
+from qbank.generate.families.common import CLOUD_TEAMS, CLOUD_USES, pick, zone
+from qbank.generate.numbers import ceil, fmt, prose
+from qbank.generate.tables import Tables
+
+GPUS = ("v100", "a100-40gb", "a100-80gb", "h100-sxm", "h100-pcie", "h200", "b200", "l4", "mi300x")
+REGIONS = (  # illustrative grid intensities in kg CO2e per kWh, stated as assumptions in each question
+    ("a coal-heavy grid", Fraction(7, 10)),
+    ("an average US grid", Fraction(2, 5)),
+    ("a gas-dominated grid", Fraction(9, 20)),
+    ("an average EU grid", Fraction(1, 4)),
+    ("a hydro-powered region", Fraction(3, 100)),
+    ("a nuclear-heavy grid", Fraction(1, 20)),
+    ("a wind-rich region at night", Fraction(1, 10)),
+)
+JOBS = (
+    "fine-tuning run",
+    "hyperparameter sweep",
+    "pre-training run",
+    "nightly batch-inference job",
+    "evaluation campaign",
+    "distillation run",
+    "reinforcement-learning fine-tune",
+)
+
+
+def _shown(x: Fraction | int, sig: int = 3) -> tuple[str, Fraction]:
+    text = fmt(x, sig)
+    return text, Fraction(text)
+
+
+def _gpu_name(tables: Tables, key: str) -> str:
+    device = tables.hardware.devices[key]
+    return "H100 SXM" if key == "h100-sxm" else device.aliases[0]
+
+
+# --- carbon --------------------------------------------------------------------------------------
+
+CARBON_CELLS = frozenset(("global", lv) for lv in ("L1", "L2", "L3", "L4", "L5", "L6+"))
+
+
+def carbon(rng: random.Random, tables: Tables, track: str, level: str) -> Draft | None:
+    if (track, level) not in CARBON_CELLS:
+        return None
+    key = pick(rng, GPUS)
+    tdp = tables.hardware.devices[key].spec("tdp")
+    watts = Fraction(tdp.text.split()[0])
+    name = _gpu_name(tables, key)
+    n = pick(rng, (8, 16, 32, 64, 128, 256, 512, 1024))
+    hours = pick(rng, (12, 24, 48, 72, 100, 168, 240, 336, 500, 720))
+    pue = pick(rng, (Fraction(11, 10), Fraction(6, 5), Fraction(13, 10), Fraction(3, 2)))
+    region, grid = pick(rng, REGIONS)
+    other, grid2 = pick(rng, [r for r in REGIONS if r[0] != region])
+    job, team = pick(rng, JOBS), pick(rng, CLOUD_TEAMS)
+    it_text, it = _shown(Fraction(n) * watts * hours / 1000)  # kWh
+    fac_text, fac = _shown(it * pue)
+    co2_text, co2 = _shown(fac * grid)
+    co2b_text, co2b = _shown(fac * grid2)
+    scenario = pick(
+        rng,
+        (
+            f"{team} runs a {job} on {n} {name} GPUs for {hours} hours in a data centre on {region}.",
+            f"A sustainability report asks {team.lower()} for the footprint of last quarter's {job}: {n} {name} "
+            f"GPUs for {hours} hours, hosted on {region}.",
+            f"Before approving a {job} ({n} {name} GPUs, {hours} hours), a review board wants its energy and "
+            f"emissions; the cluster sits on {region}.",
+            f"{team} compares where to place a {job} that needs {n} {name} GPUs for {hours} hours; the default "
+            f"site is on {region}.",
+        ),
+    )
+    scenario += (
+        f" Take each GPU at its {tdp.text} board power, a facility PUE of {fmt(pue)} and a grid intensity of "
+        f"{fmt(grid)} kg CO2e per kWh."
+    )
+    calculations = [f"{n} * {tdp.text} * {hours} h = {prose(it)} kWh at the GPUs"]
+    if level == "L1":
+        question = pick(
+            rng,
+            (
+                "How much energy do the GPUs draw over the job, in kWh?",
+                "What is the GPU energy of this job, ignoring the facility?",
+            ),
+        )
+        verdict = f"About {prose(it)} kWh at the GPUs: count times board power times hours."
+        zone_, bloom = zone(rng, level)
+    else:
+        calculations += [
+            f"{prose(it)} kWh * {fmt(pue)} = {prose(fac)} kWh at the meter",
+            f"{prose(fac)} kWh * {fmt(grid)} kg/kWh = {prose(co2)} kg CO2e",
+        ]
+        verdict = f"About {prose(fac)} kWh at the meter and {prose(co2)} kg CO2e."
+        if level == "L2":
+            question = pick(
+                rng,
+                (
+                    "What are the job's facility energy and its location-based emissions?",
+                    "How many kWh does the facility draw for this job, and how much CO2e does that mean?",
+                    "Compute the energy at the meter and the emissions in kg CO2e.",
+                ),
+            )
+            zone_, bloom = zone(rng, level, ("fluency", "analyze"))
+        elif level == "L3":
+            question = pick(
+                rng,
+                (
+                    "Estimate the emissions, and say which input moves the answer most.",
+                    "How many tonnes of CO2e does the job emit, and how much of that is facility overhead?",
+                ),
+            )
+            over_text, _ = _shown(fac - it)
+            calculations.append(
+                f"{prose(fac)} kWh - {prose(it)} kWh = {prose(Fraction(over_text))} kWh of overhead"
+            )
+            verdict += f" Facility overhead is {prose(Fraction(over_text))} kWh of it."
+            zone_, bloom = zone(rng, level, ("analyze",))
+        elif level == "L4":
+            question = (
+                f"Moving the job to {other} ({fmt(grid2)} kg CO2e per kWh) adds a day of data transfer. "
+                f"Is the move worth it?"
+            )
+            calculations.append(f"{prose(fac)} kWh * {fmt(grid2)} kg/kWh = {prose(co2b)} kg CO2e on {other}")
+            verdict += f" On {other} it would be {prose(co2b)} kg CO2e."
+            zone_, bloom = zone(rng, level, ("evaluation",))
+        elif level == "L5":
+            budget = pick(rng, (Fraction(1, 2), Fraction(3, 4), Fraction(9, 10)))
+            cap_text, _ = _shown(co2 * budget)
+            calculations.append(
+                f"{prose(co2)} kg * {fmt(budget)} = {prose(Fraction(cap_text))} kg CO2e allowed"
+            )
+            question = f"The team's carbon budget allows {fmt(budget * 100)}% of this figure. Specify how the job meets it."
+            verdict += f" The budget is {prose(Fraction(cap_text))} kg CO2e."
+            zone_, bloom = zone(rng, level, ("specification", "optimization"))
+        else:
+            question = pick(
+                rng,
+                (
+                    "The company will run jobs like this every week. Set a placement and scheduling policy for "
+                    "carbon, and quantify it.",
+                    "Leadership commits to halving ML emissions in two years. What policy do you propose for jobs "
+                    "like this one, with numbers?",
+                    "Draft the carbon strategy for a weekly cadence of such jobs: where, when and on what hardware.",
+                ),
+            )
+            year_text, _ = _shown(co2 * 52 / 1000)
+            yearb_text, _ = _shown(co2b * 52 / 1000)
+            calculations += [
+                f"{prose(co2)} kg * 52 = {year_text} t CO2e per year on {region}",
+                f"{prose(co2b)} kg * 52 = {yearb_text} t CO2e per year on {other}",
+            ]
+            verdict += f" Weekly, that is {year_text} t a year here against {yearb_text} t on {other}."
+            zone_, bloom = zone(rng, level, ("mastery",))
+    answer = (
+        f"{verdict} Energy is GPUs times board power times hours, scaled by PUE for cooling and power "
+        f"distribution; emissions multiply by the grid's intensity. Board power is an upper bound (GPUs rarely "
+        f"sit at TDP), and hosts, networking and storage add on top, so measure before publishing a number."
+    )
+    if level in ("L4", "L5", "L6+"):
+        answer += (
+            " The biggest lever is where and when the job runs: grid intensity varies by more than ten times "
+            "between regions and by hour; next come utilisation (fewer idle GPU-hours) and efficiency (a newer "
+            "GPU or lower precision finishing sooner)."
+        )
+    return Draft(
+        track=track,
+        competency_area="cross-cutting",
+        topic="sustainability-carbon-accounting",
+        level=level,
+        zone=zone_,
+        bloom_level=bloom,
+        phase="training" if "inference" not in job else "inference",
+        title=pick(
+            rng,
+            (
+                "Energy and Carbon of a {h}-Hour {j} on {n} {d} GPUs",
+                "Carbon Footprint of {n} {d} GPUs for {h} Hours",
+                "Kilowatt-Hours and CO2e of a {d} {j}",
+                "Where Should a {n}-GPU {j} Run for Lower Carbon",
+                "Facility Energy of {n} {d} GPUs at PUE {p}",
+            ),
+        ).format(h=hours, j=job.title(), n=n, d=name, p=fmt(pue)),
+        scenario=scenario,
+        question=question,
+        solution=answer,
+        mistake=(
+            "Forgetting PUE, or multiplying GPU power by hours without the GPU count.",
+            "The GPU's wattage is the visible number and the facility overhead is invisible from a notebook.",
+            "The footprint is understated by the overhead factor or by orders of magnitude, and the report fails audit.",
+        ),
+        assumptions=[
+            f"{n} {name} GPUs at {tdp.text} board power (datasheet) for {hours} h.",
+            f"PUE {fmt(pue)}; {region}: {fmt(grid)} kg CO2e per kWh (illustrative).",
+        ],
+        calculations=calculations,
+        conclusion=[verdict],
+        family="carbon",
+        params={
+            "device": key,
+            "gpus": n,
+            "hours": hours,
+            "pue": fmt(pue),
+            "grid": fmt(grid),
+            "other": fmt(grid2),
+        },
+        minutes={"L1": 2, "L2": 4, "L3": 6, "L4": 8, "L5": 10, "L6+": 12}[level],
+    )
+
+
+# --- serving-fleet -------------------------------------------------------------------------------
+
+FLEET_CELLS = frozenset(
+    [("cloud", "L5"), ("cloud", "L6+")] + [("global", lv) for lv in ("L3", "L4", "L5", "L6+")]
+)
+
+
+def serving_fleet(rng: random.Random, tables: Tables, track: str, level: str) -> Draft | None:
+    if (track, level) not in FLEET_CELLS:
+        return None
+    key = pick(rng, [k for k in GPUS if k in PRICES])
+    name = _gpu_name(tables, key)
+    model = tables.models[pick(rng, sorted(tables.models))]
+    price = PRICES[key]
+    use, team = pick(rng, CLOUD_USES), pick(rng, CLOUD_TEAMS)
+    rps = pick(rng, (20, 50, 80, 120, 200, 400, 800))
+    out_tokens = pick(rng, (150, 250, 400, 600, 1000))
+    per_gpu = pick(rng, (400, 800, 1200, 1800, 2500, 4000, 6000))
+    util = pick(rng, (Fraction(1, 2), Fraction(3, 5), Fraction(7, 10)))
+    want = rps * out_tokens
+    need_exact = Fraction(want) / (per_gpu * util)
+    gpus = ceil(need_exact)
+    month_text, month = _shown(gpus * price * 730)
+    scenario = pick(
+        rng,
+        (
+            f"{team} is launching {use} on {model.name}. Peak traffic is forecast at {rps} requests per second, "
+            f"each generating about {out_tokens} output tokens.",
+            f"A capacity review for {use} ({model.name}) must size the GPU fleet: peak load is {rps} requests per "
+            f"second averaging {out_tokens} output tokens each.",
+            f"{team} serves {model.name} for {use}; the growth forecast puts next quarter's peak at {rps} requests "
+            f"per second of about {out_tokens} output tokens.",
+        ),
+    )
+    scenario += pick(
+        rng,
+        (
+            f" A load test shows one {name} sustains {prose(per_gpu)} output tokens per second at the latency target "
+            f"with continuous batching.",
+            f" Benchmarks on a single {name} reach {prose(per_gpu)} generated tokens per second while meeting the "
+            f"latency SLO.",
+            f" With vLLM-style batching, each {name} holds the SLO up to {prose(per_gpu)} output tokens per second.",
+        ),
+    )
+    scenario += pick(
+        rng,
+        (
+            f" GPUs cost ${price} per hour, and the fleet should run at no more than {fmt(util * 100)}% of that "
+            f"throughput at peak.",
+            f" Policy caps peak utilisation at {fmt(util * 100)}%, and the provider charges ${price} per GPU-hour.",
+            f" Finance quotes ${price} an hour per GPU; SRE wants {fmt(util * 100)}% as the peak utilisation ceiling.",
+        ),
+    )
+    calculations = [
+        f"{rps} * {out_tokens} = {prose(want)} tokens/s at peak",
+        f"{prose(want)} / ({prose(per_gpu)} * {fmt(util)}) = {fmt(need_exact)} GPUs",
+        f"{gpus} * {price} * 730 = {prose(month)} dollars per month",
+    ]
+    verdict = (
+        f"{gpus} GPUs ({fmt(need_exact)} rounded up), about ${prose(month)} a month if run around the clock."
+    )
+    if level == "L3":
+        question = "How many GPUs does peak need, and what does the fleet cost per month?"
+        zone_, bloom = zone(rng, level, ("analyze",))
+    elif level == "L4":
+        question = pick(
+            rng,
+            (
+                "Size the fleet, then say what changes if the target utilisation is raised to 90%.",
+                "How many GPUs at peak, and is buying reserved capacity for all of them sensible?",
+            ),
+        )
+        zone_, bloom = zone(rng, level, ("evaluation", "optimization", "specification"))
+    elif level == "L5":
+        question = pick(
+            rng,
+            (
+                "Specify the fleet: GPUs at peak, headroom for one zone failing, and the monthly cost.",
+                "Design the capacity plan: GPU count, redundancy and cost, with the assumption you trust least.",
+            ),
+        )
+        spare = ceil(Fraction(gpus, 2))
+        calculations.append(
+            f"{gpus} + {spare} = {gpus + spare} GPUs across two zones, each able to carry two thirds"
+        )
+        verdict += f" Spread over two zones with failover headroom, plan about {gpus + spare} GPUs."
+        zone_, bloom = zone(rng, level, ("specification", "design", "realization"))
+    else:
+        question = pick(
+            rng,
+            (
+                "Traffic doubles yearly. Propose a serving strategy for the next two years: fleet size, cost and the "
+                "levers that bend the curve.",
+                "Usage is forecast to quadruple within two years. What serving plan do you take to leadership?",
+                "Write the two-year capacity and cost strategy, assuming load doubles every year.",
+            ),
+        )
+        year2 = ceil(Fraction(4 * want) / (per_gpu * util))
+        calculations.append(
+            f"4 * {prose(want)} / ({prose(per_gpu)} * {fmt(util)}) = {fmt(Fraction(4 * want) / (per_gpu * util))} GPUs in two years"
+        )
+        verdict += f" At four times the load in two years, {year2} GPUs unless efficiency improves."
+        zone_, bloom = zone(rng, level, ("mastery", "design"))
+    answer = (
+        f"{verdict} Size from tokens per second, not requests: the GPU's throughput is measured in tokens at the "
+        f"latency target, and the utilisation cap keeps queueing delay bounded at peak. Off-peak, scale down or fill "
+        f"the fleet with batch work, since paying for peak around the clock is the largest waste."
+    )
+    if level in ("L5", "L6+"):
+        answer += (
+            " The levers: quantised weights (FP8 or INT8) and speculative decoding raise tokens per GPU, prefix "
+            "caching cuts prompt work, and shorter default outputs cut tokens per request; each moves the GPU count "
+            "in proportion."
+        )
+    return Draft(
+        track=track,
+        competency_area="latency" if track == "cloud" else "cross-cutting",
+        topic="queueing-theory" if track == "cloud" else "tco-cost-modeling",
+        level=level,
+        zone=zone_,
+        bloom_level=bloom,
+        phase="inference",
+        title=pick(
+            rng,
+            (
+                "Sizing a {d} Fleet for {r} Requests per Second of {m}",
+                "How Many {d} GPUs Serve {r} RPS of {m}",
+                "GPU Count and Monthly Cost for {m} at Peak",
+                "Capacity Plan for {m} on {d} GPUs",
+            ),
+        ).format(d=name, r=rps, m=model.name),
+        scenario=scenario,
+        question=question,
+        solution=answer,
+        mistake=(
+            "Dividing requests per second by a per-GPU request rate measured at batch 1, or planning for 100% "
+            "utilisation.",
+            "Requests are what the product team forecasts, and 100% looks like the efficient target.",
+            "The fleet is either several times too large, or queueing delay explodes at peak and the latency "
+            "target is missed.",
+        ),
+        assumptions=[
+            f"{rps} requests/s at peak, {out_tokens} output tokens each.",
+            f"One {name}: {prose(per_gpu)} output tokens/s at the latency target (load test); ${price} per GPU-hour.",
+            f"Peak utilisation cap {fmt(util * 100)}%; 730 hours per month.",
+        ],
+        calculations=calculations,
+        conclusion=[verdict],
+        family="serving-fleet",
+        params={"device": key, "model": model.key, "rps": rps, "out_tokens": out_tokens, "per_gpu": per_gpu},
+        minutes={"L3": 6, "L4": 8, "L5": 10, "L6+": 12}[level],
+    )
+
+
+# --- feature-energy ------------------------------------------------------------------------------
+
+ENERGY_CELLS = frozenset((t, lv) for t in ("mobile", "edge") for lv in ("L3", "L4", "L5", "L6+"))
+PHONE_FEATURES = (
+    ("live captions", "second of audio", 3600),
+    ("photo enhancement", "photo", 200),
+    ("on-device reply suggestions", "suggestion", 300),
+    ("a background photo-tagging pass", "photo", 1500),
+    ("voice typing", "second of speech", 1200),
+    ("on-device summaries of notifications", "summary", 150),
+    ("real-time translation", "second of speech", 1800),
+)
+EDGE_SITES = (
+    ("a solar-powered traffic camera", "solar panel and battery"),
+    ("a delivery robot", "traction battery"),
+    ("a remote pipeline inspection station", "solar panel and battery"),
+    ("a farm drone dock", "battery bank"),
+    ("a bus with onboard passenger counting", "vehicle auxiliary battery"),
+)
+JETSON_MODES = {
+    "jetson-orin-nano": (7, 15, 25),
+    "jetson-orin-nx": (10, 15, 25, 40),
+    "jetson-agx-orin": (15, 30, 50, 60),
+}
+
+
+def feature_energy(rng: random.Random, tables: Tables, track: str, level: str) -> Draft | None:
+    if (track, level) not in ENERGY_CELLS:
+        return None
+    if track == "mobile":
+        key = pick(rng, ("apple-a17-pro", "snapdragon-8-gen-3"))
+        feature, unit, per_day = pick(rng, PHONE_FEATURES)
+        watts = Fraction(pick(rng, ("1.5", "2", "2.5", "3", "4", "5")))
+        ms = pick(rng, (30, 50, 80, 120, 200, 400))
+        battery_wh = pick(rng, (12, 13, 15, 17))
+        device = tables.hardware.devices[key].aliases[0]
+        scenario = pick(
+            rng,
+            (
+                f"A phone team ships {feature} on the {device}'s NPU.",
+                f"A product manager wants {feature} always on, running on the {device}.",
+                f"A battery-drain bug report blames {feature}, which runs on the {device}.",
+            ),
+        )
+        scenario += pick(
+            rng,
+            (
+                f" Profiling shows each {unit} costs {ms} ms of NPU work at about {fmt(watts)} W of extra SoC power.",
+                f" A power trace puts one {unit} at {ms} ms and roughly {fmt(watts)} W above idle.",
+                f" Each {unit} keeps the accelerator busy for {ms} ms, drawing about {fmt(watts)} W more than idle.",
+            ),
+        )
+        scenario += pick(
+            rng,
+            (
+                f" A heavy user triggers it {prose(per_day)} times a day, and the battery holds {battery_wh} Wh.",
+                f" Telemetry says heavy users reach {prose(per_day)} uses daily; the battery is {battery_wh} Wh.",
+                f" Assume {prose(per_day)} uses per day for a power user and a {battery_wh} Wh battery.",
+            ),
+        )
+        energy_unit = "J"
+        e_text, e = _shown(watts * ms / 1000)
+        day_text, day = _shown(e * per_day)
+        share_text, share = _shown(day / (battery_wh * 3600) * 100)
+        calculations = [
+            f"{fmt(watts)} W * {ms} ms = {e_text} J per {unit}",
+            f"{e_text} J * {prose(per_day)} = {prose(day)} J per day",
+            f"{prose(day)} J / {battery_wh} Wh = {share_text}% of the battery per day",
+        ]
+        verdict = (
+            f"About {e_text} J per {unit}, {prose(day)} J a day: {share_text}% of a {battery_wh} Wh battery."
+        )
+        topic, area = "energy-per-operation", "power"
+        params: dict[str, str | int] = {"device": key, "watts": fmt(watts), "ms": ms}
+    else:
+        key = pick(rng, tuple(JETSON_MODES))
+        mode = pick(rng, JETSON_MODES[key])
+        site, supply = pick(rng, EDGE_SITES)
+        hours = pick(rng, (8, 12, 16, 24))
+        battery_wh = pick(rng, (500, 1000, 1500, 2400))
+        device = tables.hardware.devices[key].aliases[0]
+        scenario = pick(
+            rng,
+            (
+                f"{site[0].upper()}{site[1:]} runs its vision models on a {device} in the {mode} W power mode.",
+                f"An integrator proposes a {device} at its {mode} W mode for {site}.",
+                f"The power budget of {site}, built on a {device} ({mode} W mode), is under review.",
+            ),
+        )
+        scenario += pick(
+            rng,
+            (
+                f" The module runs {hours} hours a day from a {supply} with {prose(battery_wh)} Wh usable.",
+                f" It operates {hours} h daily; the {supply} stores {prose(battery_wh)} Wh that can be used.",
+                f" Duty is {hours} hours per day, powered from a {supply} ({prose(battery_wh)} Wh usable).",
+            ),
+        )
+        scenario += pick(
+            rng,
+            (
+                " Cameras, radio and an enclosure heater add about 40% on top of the module.",
+                " The rest of the unit (cameras, modem, heater) draws another 40% of the module's power.",
+                " Peripherals add roughly 40% to the module's draw.",
+            ),
+        )
+        energy_unit = "Wh"
+        e_text, e = _shown(Fraction(mode) * Fraction(7, 5))
+        day_text, day = _shown(e * hours)
+        share_text, share = _shown(day / battery_wh * 100)
+        calculations = [
+            f"{mode} W * 1.4 = {e_text} W for the whole unit",
+            f"{e_text} W * {hours} h = {prose(day)} Wh per day",
+            f"{prose(day)} Wh / {prose(battery_wh)} Wh = {share_text}% of the usable storage per day",
+        ]
+        verdict = f"The unit needs about {prose(day)} Wh a day, {share_text}% of the {prose(battery_wh)} Wh available."
+        topic, area = "power-budgeting", "power"
+        params = {
+            "device": key,
+            "mode_w": mode,
+            "hours": hours,
+            "battery_wh": battery_wh,
+        }
+    if level == "L3":
+        question = pick(
+            rng,
+            (
+                "How much energy does the feature use per day, and what share of the battery is that?",
+                f"Estimate the daily energy in {energy_unit} and the share of stored energy it takes.",
+            ),
+        )
+        zone_, bloom = zone(rng, level, ("analyze",))
+    elif level == "L4":
+        question = pick(
+            rng,
+            (
+                "Is the drain acceptable, and which single change would halve it?",
+                "Users complain about battery life. Is this the culprit, and what would you change first?",
+            ),
+        )
+        zone_, bloom = zone(rng, level, ("diagnosis", "optimization", "evaluation"))
+    elif level == "L5":
+        question = pick(
+            rng,
+            (
+                "Specify an energy budget for this feature and the design changes that meet it.",
+                "Design the feature's power policy: when it runs, at what rate, and what it may cost per day.",
+            ),
+        )
+        zone_, bloom = zone(rng, level, ("specification", "design", "optimization"))
+    else:
+        question = pick(
+            rng,
+            (
+                "Plan the rollout across the whole device fleet: energy targets, how you measure them in the field, "
+                "and the fallbacks.",
+                "Propose the power architecture for the next product generation, with quantified targets.",
+            ),
+        )
+        zone_, bloom = zone(rng, level, ("mastery", "realization"))
+    answer = (
+        f"{verdict} Energy is power times time per use, times uses; the share of stored energy is what users feel. "
+        f"The levers, in order: run less often (batch or trigger on events), run shorter (a smaller or quantised "
+        f"model, fewer frames), and run at a better operating point (the NPU or a lower power mode finishes the "
+        f"same work for less energy than a hot GPU or CPU)."
+    )
+    if level in ("L5", "L6+"):
+        answer += (
+            " Set the budget as a share of daily energy, gate releases on a measured regression test of energy per "
+            "use, and watch field telemetry by device model, since thermal throttling raises energy per use on hot days."
+        )
+    return Draft(
+        track=track,
+        competency_area=area,
+        topic=topic,
+        level=level,
+        zone=zone_,
+        bloom_level=bloom,
+        phase="inference",
+        title=pick(
+            rng,
+            (
+                "Daily Energy Budget of an AI Feature on the {d}",
+                "How Much Battery Does a Model on the {d} Use per Day",
+                "Energy per Use and per Day on the {d}",
+                "Power Budget Review for a {d} Deployment",
+            ),
+        ).format(d=device),
+        scenario=scenario,
+        question=question,
+        solution=answer,
+        mistake=(
+            "Quoting the accelerator's peak power or TOPS per watt instead of energy per use times uses per day.",
+            "Watts and TOPS are on the spec sheet; energy per use has to be measured.",
+            "The feature ships with a drain users notice, or a good feature is cut on a wrong estimate.",
+        ),
+        assumptions=[f"{device}: measured power and duty as given in the scenario."],
+        calculations=calculations,
+        conclusion=[verdict],
+        family="feature-energy",
+        params=params,
+        minutes={"L3": 6, "L4": 8, "L5": 10, "L6+": 12}[level],
+    )
