@@ -49,6 +49,7 @@ _TOKEN = re.compile(
 )
 _KEEP_GOING = frozenset(",:()~≈—–'’")
 _COUNT_BEFORE = re.compile(r"\d\s*[x×*]?\s*$")
+_PRECISION_AFTER = re.compile(r"(?:dense\s+|sparse\s+)?(" + "|".join(PRECISIONS) + r")\b", re.IGNORECASE)
 
 
 @rule("QB420", "hardware-constant")
@@ -117,7 +118,8 @@ def _quoted(rest: str) -> Iterator[tuple[tuple[Fraction, units.Dims, Fraction | 
             binary = quantity(written, binary=True)[0] if dims == units.BYTE else None
         except (NapkinError, ValueError, ZeroDivisionError):
             return
-        yield (value, dims, binary), written, precision
+        named_after = _PRECISION_AFTER.match(after)  # "156 TFLOPS TF32": the word after the figure wins
+        yield (value, dims, binary), written, named_after.group(1).lower() if named_after else precision
 
 
 def _compare(

@@ -32,6 +32,8 @@ def problems(line: str) -> list[Severity]:
         "- H100 time = 140 GB / 3.35 TB/s = 41.8 ms",  # an equation, not a spec
         "- H100 serving a 70B model needs 140 GB",  # not a spec phrase
         "- H100 NVLink 450 GB/s per direction",
+        "- A100 19.5 TFLOPS FP32 and 156 TFLOPS TF32 dense",  # a precision after the figure names it
+        "- Orin Nano 40 TOPS sparse, about 20 TOPS dense",
     ],
 )
 def test_right_or_not_a_claim(line: str) -> None:
@@ -44,6 +46,7 @@ def test_right_or_not_a_claim(line: str) -> None:
         ("- H100: 40 GB of HBM3", [Severity.ERROR]),
         ("- H100: 3 TB/s", [Severity.WARNING]),  # 10% off
         ("- H100 FP8 989 TFLOPS", [Severity.ERROR]),  # that is the FP16 rate
+        ("- A100 19.5 TFLOPS FP32 and 19.5 TFLOPS TF32", [Severity.ERROR]),  # TF32 is 156
         ("- T4 has 16 GB and 300 GB/s", [Severity.WARNING]),
         ("- nRF52840: 512 KB SRAM, 64 MHz", [Severity.ERROR]),
         ("- Jetson Orin Nano at 30 W", [Severity.WARNING]),  # 20% above the range
