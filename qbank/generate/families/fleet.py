@@ -230,22 +230,48 @@ FLEET_CELLS = frozenset(
 )
 
 
+def _tensor_parallel(params_b: Fraction, memory_gb: Fraction) -> int | None:
+    """GPUs per replica: the smallest power of two whose memory holds the BF16 weights with 30% to spare."""
+    for tp in (1, 2, 4, 8):
+        if params_b * 2 <= tp * memory_gb * Fraction(7, 10):
+            return tp
+    return None
+
+
+def _tokens_per_gpu(params_b: Fraction) -> tuple[int, ...]:
+    """Plausible measured decode throughputs per GPU at a latency target, by model size."""
+    if params_b <= 10:
+        return (1500, 2500, 4000)
+    if params_b <= 20:
+        return (800, 1200, 1800)
+    if params_b <= 80:
+        return (300, 500, 800)
+    return (150, 250)
+
+
 def serving_fleet(rng: random.Random, tables: Tables, track: str, level: str) -> Draft | None:
     if (track, level) not in FLEET_CELLS:
         return None
     key = pick(rng, [k for k in GPUS if k in PRICES])
+    device = tables.hardware.devices[key]
     name = _gpu_name(tables, key)
     model = tables.models[pick(rng, sorted(tables.models))]
+    tp = _tensor_parallel(model.params, device.spec("memory").low / 10**9)
+    if tp is None:
+        return None
     price = PRICES[key]
     use, team = pick(rng, CLOUD_USES), pick(rng, CLOUD_TEAMS)
     rps = pick(rng, (20, 50, 80, 120, 200, 400, 800))
     out_tokens = pick(rng, (150, 250, 400, 600, 1000))
-    per_gpu = pick(rng, (400, 800, 1200, 1800, 2500, 4000, 6000))
-    util = pick(rng, (Fraction(1, 2), Fraction(3, 5), Fraction(7, 10)))
+    per_gpu = pick(rng, _tokens_per_gpu(model.params))
+    util = Fraction(pick(rng, ("0.5", "0.6", "0.7")))
     want = rps * out_tokens
-    need_exact = Fraction(want) / (per_gpu * util)
-    gpus = ceil(need_exact)
-    month_text, month = _shown(gpus * price * 730)
+    need_text, need = _shown(Fraction(want) / (per_gpu * util), 4)
+    replicas_text, replicas_exact = _shown(need / tp, 4)
+    replicas = ceil(replicas_exact)
+    gpus = replicas * tp
+    month = gpus * price * 730
+    layout = "one GPU" if tp == 1 else f"{tp} GPUs with tensor parallelism"
     scenario = pick(
         rng,
         (
@@ -260,55 +286,85 @@ def serving_fleet(rng: random.Random, tables: Tables, track: str, level: str) ->
     scenario += pick(
         rng,
         (
-            f" A load test shows one {name} sustains {prose(per_gpu)} output tokens per second at the latency target "
-            f"with continuous batching.",
-            f" Benchmarks on a single {name} reach {prose(per_gpu)} generated tokens per second while meeting the "
-            f"latency SLO.",
-            f" With vLLM-style batching, each {name} holds the SLO up to {prose(per_gpu)} output tokens per second.",
+            f" Each replica runs on {layout}; a load test shows {prose(per_gpu)} output tokens per second per GPU at "
+            f"the latency target with continuous batching.",
+            f" A replica spans {layout}, and benchmarks reach {prose(per_gpu)} generated tokens per second per "
+            f"{name} while meeting the latency SLO.",
+            f" With vLLM-style batching on {layout} per replica, each {name} holds the SLO up to {prose(per_gpu)} "
+            f"output tokens per second.",
         ),
     )
     scenario += pick(
         rng,
         (
-            f" GPUs cost ${price} per hour, and the fleet should run at no more than {fmt(util * 100)}% of that "
-            f"throughput at peak.",
-            f" Policy caps peak utilisation at {fmt(util * 100)}%, and the provider charges ${price} per GPU-hour.",
-            f" Finance quotes ${price} an hour per GPU; SRE wants {fmt(util * 100)}% as the peak utilisation ceiling.",
+            f" The GPUs are {name}s at ${price} per hour, and the fleet should run at no more than "
+            f"{fmt(util * 100)}% of that throughput at peak.",
+            f" Policy caps peak utilisation at {fmt(util * 100)}%, and the provider charges ${price} per {name}-hour.",
+            f" Finance quotes ${price} an hour per {name}; SRE wants {fmt(util * 100)}% as the peak utilisation "
+            f"ceiling.",
         ),
     )
     calculations = [
         f"{rps} * {out_tokens} = {prose(want)} tokens/s at peak",
-        f"{prose(want)} / ({prose(per_gpu)} * {fmt(util)}) = {fmt(need_exact)} GPUs",
+        f"{prose(want)} / ({prose(per_gpu)} * {fmt(util)}) = {need_text} GPUs of throughput",
+    ]
+    if tp > 1:
+        calculations.append(f"{need_text} / {tp} = {replicas_text} replicas, so {replicas} of {tp} GPUs each")
+    calculations += [
+        f"{replicas} * {tp} = {gpus} GPUs",
         f"{gpus} * {price} * 730 = {prose(month)} dollars per month",
     ]
     verdict = (
-        f"{gpus} GPUs ({fmt(need_exact)} rounded up), about ${prose(month)} a month if run around the clock."
+        f"{gpus} GPUs ({replicas} replicas of {tp}), about ${prose(month)} a month if run around the clock."
+        if tp > 1
+        else f"{gpus} GPUs, about ${prose(month)} a month if run around the clock."
     )
     if level == "L3":
-        question = "How many GPUs does peak need, and what does the fleet cost per month?"
+        question = pick(
+            rng,
+            (
+                "How many GPUs does peak need, and what does the fleet cost per month?",
+                "Size the fleet for peak and price it per month.",
+            ),
+        )
         zone_, bloom = zone(rng, level, ("analyze",))
     elif level == "L4":
         question = pick(
             rng,
             (
-                "Size the fleet, then say what changes if the target utilisation is raised to 90%.",
-                "How many GPUs at peak, and is buying reserved capacity for all of them sensible?",
+                "Size the fleet, then say what changes if the utilisation cap is raised to 90%.",
+                "Finance asks to run the GPUs at 90% instead. How many GPUs would that save, and what is the risk?",
             ),
         )
-        zone_, bloom = zone(rng, level, ("evaluation", "optimization", "specification"))
+        hot_text, _ = _shown(Fraction(want) / (per_gpu * Fraction(9, 10)), 4)
+        hot = ceil(Fraction(hot_text) / tp) * tp
+        wait_text, _ = _shown(util / (1 - util), 3)
+        calculations += [
+            f"{prose(want)} / ({prose(per_gpu)} * 0.9) = {hot_text} GPUs at a 90% cap, so {hot} GPUs",
+            f"{fmt(util)} / (1 - {fmt(util)}) = {wait_text} against 0.9 / (1 - 0.9) = 9 for queueing delay",
+        ]
+        verdict += (
+            f" A 90% cap would need {hot} GPUs, but queueing delay in an M/M/1 model grows as u/(1-u): from "
+            f"{wait_text} to 9 service times, so the latency target breaks on any burst."
+        )
+        zone_, bloom = zone(rng, level, ("evaluation", "optimization"))
     elif level == "L5":
         question = pick(
             rng,
             (
-                "Specify the fleet: GPUs at peak, headroom for one zone failing, and the monthly cost.",
-                "Design the capacity plan: GPU count, redundancy and cost, with the assumption you trust least.",
+                "Specify the fleet across three zones so that losing any one zone still carries peak, and its cost.",
+                "Design the capacity plan: replicas per zone over three zones with one zone down, and the monthly "
+                "cost.",
             ),
         )
-        spare = ceil(Fraction(gpus, 2))
+        per_zone = ceil(Fraction(replicas, 2))
+        total = 3 * per_zone * tp
         calculations.append(
-            f"{gpus} + {spare} = {gpus + spare} GPUs across two zones, each able to carry two thirds"
+            f"3 * {per_zone} * {tp} = {total} GPUs over three zones, any two carrying {2 * per_zone} replicas"
         )
-        verdict += f" Spread over two zones with failover headroom, plan about {gpus + spare} GPUs."
+        verdict += (
+            f" To survive a zone outage with three zones, each holds {per_zone} replicas: {total} GPUs."
+        )
         zone_, bloom = zone(rng, level, ("specification", "design", "realization"))
     else:
         question = pick(
@@ -320,11 +376,16 @@ def serving_fleet(rng: random.Random, tables: Tables, track: str, level: str) ->
                 "Write the two-year capacity and cost strategy, assuming load doubles every year.",
             ),
         )
-        year2 = ceil(Fraction(4 * want) / (per_gpu * util))
-        calculations.append(
-            f"4 * {prose(want)} / ({prose(per_gpu)} * {fmt(util)}) = {fmt(Fraction(4 * want) / (per_gpu * util))} GPUs in two years"
+        later_text, later = _shown(4 * need, 4)
+        halved_text, _ = _shown(later / 2, 4)
+        calculations += [
+            f"4 * {need_text} = {later_text} GPUs of throughput in two years at today's efficiency",
+            f"{later_text} / 2 = {halved_text} GPUs if tokens per GPU double (FP8 weights, speculative decoding)",
+        ]
+        verdict += (
+            f" In two years, about {prose(ceil(later))} GPUs at today's efficiency, or {prose(ceil(Fraction(halved_text)))} "
+            f"if tokens per GPU double; the efficiency roadmap is worth as much as the hardware budget."
         )
-        verdict += f" At four times the load in two years, {year2} GPUs unless efficiency improves."
         zone_, bloom = zone(rng, level, ("mastery", "design"))
     answer = (
         f"{verdict} Size from tokens per second, not requests: the GPU's throughput is measured in tokens at the "
@@ -366,7 +427,8 @@ def serving_fleet(rng: random.Random, tables: Tables, track: str, level: str) ->
         ),
         assumptions=[
             f"{rps} requests/s at peak, {out_tokens} output tokens each.",
-            f"One {name}: {prose(per_gpu)} output tokens/s at the latency target (load test); ${price} per GPU-hour.",
+            f"{prose(per_gpu)} output tokens/s per {name} at the latency target (load test), {tp} GPUs per replica; "
+            f"${price} per GPU-hour.",
             f"Peak utilisation cap {fmt(util * 100)}%; 730 hours per month.",
         ],
         calculations=calculations,
@@ -447,7 +509,15 @@ def feature_energy(rng: random.Random, tables: Tables, track: str, level: str) -
             f"{prose(day)} J / {battery_wh} Wh = {share_text}% of the battery per day",
         ]
         verdict = (
-            f"About {e_text} J per {unit}, {prose(day)} J a day: {share_text}% of a {battery_wh} Wh battery."
+            f"About {e_text} J per {unit}, {prose(day)} J a day: {share_text}% of a {battery_wh} Wh battery, "
+            + (
+                "too small for users to notice; if drain is reported, look at what runs around the model "
+                "(wake-ups, camera or radio kept on)."
+                if share < 2
+                else "noticeable on a heavy day and worth trimming."
+                if share < 8
+                else "a drain users will see, so it must shrink before launch."
+            )
         )
         topic, area = "energy-per-operation", "power"
         params: dict[str, str | int] = {"device": key, "watts": fmt(watts), "ms": ms}
@@ -491,7 +561,16 @@ def feature_energy(rng: random.Random, tables: Tables, track: str, level: str) -
             f"{e_text} W * {hours} h = {prose(day)} Wh per day",
             f"{prose(day)} Wh / {prose(battery_wh)} Wh = {share_text}% of the usable storage per day",
         ]
-        verdict = f"The unit needs about {prose(day)} Wh a day, {share_text}% of the {prose(battery_wh)} Wh available."
+        verdict = (
+            f"The unit needs about {prose(day)} Wh a day, {share_text}% of the {prose(battery_wh)} Wh available: "
+            + (
+                "more than storage holds, so it cannot run the day without recharging during it."
+                if share > 100
+                else "little margin for a cloudy day or a cold battery."
+                if share > 60
+                else "a comfortable margin."
+            )
+        )
         topic, area = "power-budgeting", "power"
         params = {
             "device": key,
