@@ -83,6 +83,32 @@ def _lsh_candidates(sets: Sequence[frozenset[int]]) -> Iterable[tuple[int, int]]
     return sorted(pairs)
 
 
+class Index:
+    """Sets added one at a time, and whether a new one is a near-duplicate of any of them: the
+    same bands as the audit, kept in dictionaries (for `qbank generate`, which asks once per draft)."""
+
+    def __init__(self) -> None:
+        self.sets: list[frozenset[int]] = []
+        self._buckets: dict[tuple[int, int], list[int]] = {}
+
+    def close_to(self, candidate: frozenset[int], threshold: float = THRESHOLD) -> bool:
+        seen = {i for key in _band_keys(candidate) for i in self._buckets.get(key, ())}
+        return any(jaccard(candidate, self.sets[i]) >= threshold for i in seen)
+
+    def add(self, member: frozenset[int]) -> None:
+        for key in _band_keys(member):
+            self._buckets.setdefault(key, []).append(len(self.sets))
+        self.sets.append(member)
+
+
+def _band_keys(member: frozenset[int]) -> list[tuple[int, int]]:
+    import numpy as np
+
+    weights = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9], np.uint64)
+    keys = _signatures([member])[0].reshape(-1, BAND_ROWS) @ weights
+    return list(enumerate(keys.tolist()))
+
+
 def _signatures(sets: Sequence[frozenset[int]]) -> Any:
     """One row of HASHES minimum hash values per set (an empty set keeps all-max, matching nothing).
 
@@ -91,9 +117,7 @@ def _signatures(sets: Sequence[frozenset[int]]) -> Any:
     """
     import numpy as np
 
-    rng = np.random.default_rng(20261122)  # fixed: the same bank gives the same candidates
-    a = rng.integers(0, 1 << 63, HASHES, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
-    b = rng.integers(0, 1 << 63, HASHES, dtype=np.uint64)
+    a, b = _hash_family()
     out = np.full((len(sets), HASHES), np.iinfo(np.uint64).max, dtype=np.uint64)
     for first in range(0, len(sets), 256):  # 256 questions at a time bounds the memory
         group = sets[first : first + 256]
@@ -138,3 +162,13 @@ def check_near_duplicates(records: Iterable[Record]) -> Iterator[Finding]:
             yield of(check_near_duplicates).finding(
                 here.document.path, line, column, message, here.question_id
             )
+
+
+@functools.cache
+def _hash_family() -> tuple[Any, Any]:
+    import numpy as np
+
+    rng = np.random.default_rng(20261122)  # fixed: the same bank gives the same candidates
+    a = rng.integers(0, 1 << 63, HASHES, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    b = rng.integers(0, 1 << 63, HASHES, dtype=np.uint64)
+    return a, b

@@ -90,7 +90,7 @@ class Run:
     tables: Tables
     today: date
     taken_ids: set[str]
-    shingles: list[frozenset[int]]  # title+scenario+question of every question, bank and new
+    seen: similar.Index  # title+scenario+question of every question, bank and new
     written: list[Path] = field(default_factory=list)
     dropped: int = 0  # drafts that read like another question
 
@@ -105,12 +105,12 @@ def fill(run: Run, family: Family, track: str, level: str, count: int, seed: int
             misses += 1
             continue
         shingles = similar.shingles("\n".join((draft.title, draft.scenario, draft.question)))
-        if any(similar.jaccard(shingles, other) >= similar.THRESHOLD for other in run.shingles):
+        if run.seen.close_to(shingles):
             run.dropped += 1
             misses += 1
             continue
         path = _place(run, draft, family, dry_run)
-        run.shingles.append(shingles)
+        run.seen.add(shingles)
         run.written.append(path)
         accepted += 1
     return accepted
@@ -172,7 +172,7 @@ def generate(
     from qbank.generate.tables import load_models
 
     tables = Tables(schema.hardware, load_models(bank / "schema"))
-    run = Run(bank, schema, tables, today, set(), [])
+    run = Run(bank, schema, tables, today, set(), similar.Index())
     have: dict[tuple[str, str, str], int] = {}
     for path in source.iter_yaml_files(bank / "questions"):
         run.taken_ids.add(path.stem)
@@ -180,7 +180,7 @@ def generate(
         if isinstance(document, Finding):
             continue
         data = document.data
-        run.shingles.append(
+        run.seen.add(
             similar.shingles("\n".join(str(data.get(k, "")) for k in ("title", "scenario", "question")))
         )
         made_by = data.get("generator")

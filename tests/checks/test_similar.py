@@ -60,6 +60,19 @@ def test_lsh_finds_what_comparing_every_pair_finds() -> None:
     assert exact and found == exact
 
 
+def test_the_incremental_index_flags_what_comparing_every_pair_flags() -> None:
+    sets = [similar.shingles(t) for t in _texts(400, 60)]
+    index, flagged = similar.Index(), []
+    for k, member in enumerate(sets):
+        flagged.append(index.close_to(member))
+        index.add(member)
+    exact = [
+        any(similar.jaccard(sets[k], sets[i]) >= similar.THRESHOLD for i in range(k))
+        for k in range(len(sets))
+    ]
+    assert any(exact) and flagged == exact
+
+
 def test_small_batches_do_not_import_numpy() -> None:
     code = (
         "import sys; from qbank.checks.similar import shingles, similar_pairs; "

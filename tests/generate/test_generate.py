@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from qbank import generate as generator
+from qbank.checks import similar
 from qbank.generate import Draft, Family, Run
 from qbank.generate.families import FAMILIES
 from qbank.generate.tables import Tables, load_models
@@ -32,7 +33,7 @@ def bank(tmp_path: Path) -> Path:
 def _run(bank: Path) -> Run:
     schema = load_bank_schema(bank / "schema")
     tables = Tables(schema.hardware, load_models(bank / "schema"))
-    return Run(bank, schema, tables, TODAY, set(), [])
+    return Run(bank, schema, tables, TODAY, set(), similar.Index())
 
 
 @pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.name)
@@ -78,7 +79,7 @@ def test_a_draft_that_reads_like_a_bank_question_is_dropped(bank: Path) -> None:
     run = _run(bank)
     generator.fill(run, family, "global", "L2", 1, seed=3, dry_run=True)
     repeat = _run(bank)
-    repeat.shingles = list(run.shingles)  # the same draft is now "in the bank"
+    repeat.seen = run.seen  # the same draft is now "in the bank"
     generator.fill(repeat, family, "global", "L2", 1, seed=3, dry_run=True)
     assert repeat.dropped >= 1
 
