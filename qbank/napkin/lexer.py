@@ -82,7 +82,7 @@ _TOKEN = re.compile(
   | (?P<comma>,)
   | (?P<dollar>\$)
   | (?P<percent>%)
-  | (?P<word>°C|[A-Za-zµμ°Ω][A-Za-z0-9µμ°Ω₂_']*(?:-[A-Za-z][A-Za-z0-9µμ_']*)*)
+  | (?P<word>°C|[A-Za-zµμ°Ω][A-Za-z0-9µμ°Ω₂_']*(?:-[A-Za-z][A-Za-z0-9µμ_']*|(?<=\w\w)-\d[A-Za-z0-9]*)*)
   | (?P<space>\s+)
   | (?P<other>.)
     """,

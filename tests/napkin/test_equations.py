@@ -17,6 +17,9 @@ def statuses(text: str) -> list[str]:
     "line",
     [
         "- 26 GB / 3.35 TB/s = 7.76 ms",  # rounded
+        "- 116 GB / 128 = 0.906 GB per GPU with ZeRO-3",  # a name with a number, not a subtraction
+        "- 26 TOPS / 2.5 W = 10.4 TOPS/W on a Hailo-8",
+        "- 2 * (8-1) / 8 = 1.75",
         "- 26 GB / 3.35 TB/s = 7.7 ms",  # truncated
         "- 1 * 10^-7 * 65,536 = 0.0065536 (6.5 * 10^-3)",  # a truncated restatement (research P7)
         "- 2^-24 ≈ 5.96e-8",
