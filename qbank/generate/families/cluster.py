@@ -513,7 +513,14 @@ def checkpoint(rng: random.Random, tables: Tables, track: str, level: str) -> Dr
             f"{mtbf_text} h = {seconds} s",
             f"sqrt(2 * {t_text} s * {seconds} s) ≈ {root} s optimal interval",
         ]
-        verdict += f" Young's rule gives an interval of about {fmt(Fraction(root, 60))} minutes."
+        best = Fraction(root, 60)
+        verdict += f" Young's rule gives an interval of about {fmt(best)} minutes, " + (
+            f"so the current {interval} minutes is too long: each failure throws away more work than it must."
+            if interval > best * 2
+            else f"so the current {interval} minutes checkpoints more often than it pays to."
+            if interval < best / 2
+            else f"close enough to the current {interval} minutes."
+        )
     if level == "L3":
         question = "How big is one checkpoint, and how long does writing it stall training?"
         zone_, bloom = zone(rng, level, ("analyze",))

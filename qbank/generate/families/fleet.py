@@ -137,7 +137,11 @@ def carbon(rng: random.Random, tables: Tables, track: str, level: str) -> Draft 
                 f"Is the move worth it?"
             )
             calculations.append(f"{prose(fac)} kWh * {fmt(grid2)} kg/kWh = {prose(co2b)} kg CO2e on {other}")
-            verdict += f" On {other} it would be {prose(co2b)} kg CO2e."
+            verdict += f" On {other} it would be {prose(co2b)} kg CO2e: " + (
+                f"the move saves {prose(co2 - co2b)} kg, worth a day's delay unless the deadline is tight."
+                if co2b < co2
+                else "the move would raise emissions, so the job stays."
+            )
             zone_, bloom = zone(rng, level, ("evaluation",))
         elif level == "L5":
             budget = pick(rng, (Fraction(1, 2), Fraction(3, 4), Fraction(9, 10)))
@@ -146,7 +150,15 @@ def carbon(rng: random.Random, tables: Tables, track: str, level: str) -> Draft 
                 f"{prose(co2)} kg * {fmt(budget)} = {prose(Fraction(cap_text))} kg CO2e allowed"
             )
             question = f"The team's carbon budget allows {fmt(budget * 100)}% of this figure. Specify how the job meets it."
-            verdict += f" The budget is {prose(Fraction(cap_text))} kg CO2e."
+            cap = Fraction(cap_text)
+            calculations.append(f"{prose(fac)} kWh * {fmt(grid2)} kg/kWh = {prose(co2b)} kg CO2e on {other}")
+            verdict += f" The budget is {prose(cap)} kg CO2e. " + (
+                f"Running on {other} ({prose(co2b)} kg) meets it with no other change."
+                if co2b <= cap
+                else f"Even {other} gives {prose(co2b)} kg, so, staying put, the energy itself must fall by "
+                f"{fmt((1 - budget) * 100)}%: fewer trials (early stopping of weak ones), lower precision, or "
+                f"hours when the grid is cleaner."
+            )
             zone_, bloom = zone(rng, level, ("specification", "optimization"))
         else:
             question = pick(

@@ -335,7 +335,7 @@ def mcu_latency(rng: random.Random, tables: Tables, track: str, level: str) -> D
     scenario = pick(rng, _LAT_OPENERS).format(**slots)
     scenario += (
         f" The model needs {fmt(macs)} million multiply-accumulates (MACs) per {unit}, and the INT8 kernels "
-        f"sustain about {fmt(eff)} MACs per cycle. A new {unit} arrives every {period} ms."
+        f"sustain about {fmt(eff)} MAC{'' if eff == 1 else 's'} per cycle. A new {unit} arrives every {period} ms."
     )
     t_text, t = _shown(Fraction(macs) * 1000 / (mhz * eff))  # ms
     load_text, load = _shown(t / period * 100)
