@@ -17,7 +17,7 @@ import random
 from fractions import Fraction
 
 from qbank.generate import Draft
-from qbank.generate.families.common import CLOUD_TEAMS, pick, zone
+from qbank.generate.families.common import pick, zone
 from qbank.generate.families.llm import _name, shown
 from qbank.generate.numbers import ceil, fmt, prose
 from qbank.generate.tables import Tables
@@ -56,10 +56,22 @@ _TRAIN_USES = (
 )
 
 
+_TRAIN_TEAMS = (
+    "A research engineer at a university lab",
+    "The training-infrastructure team of an AI startup",
+    "A foundation-model team at a cloud provider",
+    "The applied-research group of a bank",
+    "An ML platform engineer at a healthcare company",
+    "The pre-training lead of a language-model lab",
+    "A staff engineer on a recommendation team",
+    "The ML team of a legal-tech company",
+)
+
+
 def _train_setting(rng: random.Random, tables: Tables) -> tuple:  # type: ignore[type-arg]
     device = tables.hardware.devices[pick(rng, TRAIN_GPUS)]
     model = tables.models[pick(rng, BIG_MODELS)]
-    return device, model, pick(rng, _TRAIN_USES), pick(rng, CLOUD_TEAMS)
+    return device, model, pick(rng, _TRAIN_USES), pick(rng, _TRAIN_TEAMS)
 
 
 # --- optimizer-state memory ----------------------------------------------------------------------
@@ -354,6 +366,10 @@ def allreduce(rng: random.Random, tables: Tables, track: str, level: str) -> Dra
     link = links[1]  # per direction
     name = _name(device)
     n = pick(rng, (4, 8))
+    # Each GPU holds BF16 weights and gradients (4 bytes per parameter) and a 1/n share of the FP32
+    # optimizer state (ZeRO-1, 12 bytes); a model that does not fit in 80% of memory is not drawn.
+    if model.params * (4 + Fraction(12, n)) > device.spec("memory").low / 10**9 * Fraction(4, 5):
+        return None
     grad_text, grad = shown(model.params * 2)
     moved_text, moved = shown(Fraction(2 * (n - 1), n) * grad)
     t_text, t = shown(moved / (link.low / 10**9) * 1000)
@@ -361,12 +377,13 @@ def allreduce(rng: random.Random, tables: Tables, track: str, level: str) -> Dra
     scenario = pick(
         rng,
         (
-            f"{team} trains {model.name} ({fmt(model.params)}B parameters) for {use} with data parallelism on "
-            f"{n} {name} GPUs in one server, all-reducing BF16 gradients with NCCL's ring algorithm.",
+            f"{team} trains {model.name} ({fmt(model.params)}B parameters) for {use} with data parallelism and "
+            f"ZeRO-1 optimizer sharding on {n} {name} GPUs in one server, all-reducing BF16 gradients with NCCL's "
+            f"ring algorithm.",
             f"A data-parallel job for {use} replicates {model.name} ({fmt(model.params)}B parameters) on {n} {name} "
-            f"GPUs of one node and syncs BF16 gradients with a ring all-reduce every step.",
+            f"GPUs of one node (optimizer state sharded) and syncs BF16 gradients with a ring all-reduce every step.",
             f"{team} profiles the gradient sync of {model.name} ({fmt(model.params)}B parameters), trained for {use} "
-            f"on one server of {n} {name} GPUs with plain data parallelism and NCCL rings.",
+            f"on one server of {n} {name} GPUs with data parallelism, a sharded optimizer and NCCL rings.",
         ),
     ) + pick(
         rng,

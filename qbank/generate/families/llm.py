@@ -38,6 +38,10 @@ def shown(x: Fraction | int, sig: int = 3) -> tuple[str, Fraction]:
     return text, Fraction(text)
 
 
+def _bytes(n: Fraction) -> str:
+    return "1 byte" if n == 1 else f"{fmt(n)} bytes"
+
+
 def _name(device: Device) -> str:
     return device.aliases[0] if device.key != "h100-sxm" else "H100 SXM"
 
@@ -150,9 +154,9 @@ def weights_fit(rng: random.Random, tables: Tables, track: str, level: str) -> D
     )
     if level == "L1":
         answer = (
-            f"About {w_text} GB. Each parameter takes {fmt(BYTES[prec])} bytes in {prec}, and {model.name} has "
+            f"About {w_text} GB. Each parameter takes {_bytes(BYTES[prec])} in {prec}, and {model.name} has "
             f"{fmt(model.params)} billion parameters, so the weights alone take {fmt(model.params)} billion times "
-            f"{fmt(BYTES[prec])} bytes. Runtime buffers, activations and the KV cache come on top of that."
+            f"{_bytes(BYTES[prec])}. Runtime buffers, activations and the KV cache come on top of that."
         )
     else:
         answer = (
