@@ -107,6 +107,7 @@ def write_new(target: Path, content: str) -> bool:
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".new-", suffix=".tmp")
     try:
+        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp creates 0600; a new file gets the usual mode
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(content)
             out.flush()
@@ -117,6 +118,12 @@ def write_new(target: Path, content: str) -> bool:
     finally:
         os.unlink(temporary)
     return True
+
+
+def _umask() -> int:
+    mask = os.umask(0)  # the only portable way to read it is to set it and put it back
+    os.umask(mask)
+    return mask
 
 
 TEMPLATE = """\

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import stat
 from pathlib import Path
 
 import pytest
@@ -67,6 +69,13 @@ def test_every_placeholder_is_reported_until_filled(bank: Path) -> None:
     path.write_text(text, encoding="utf-8")
     code, report = audit_json(cwd=bank)
     assert (code, report["findings"]) == (0, [])
+
+
+def test_a_new_file_gets_the_usual_permissions_not_mkstemps_0600(bank: Path) -> None:
+    path = _create(bank)
+    mask = os.umask(0)
+    os.umask(mask)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~mask
 
 
 def test_modeline_points_at_the_banks_schema(bank: Path) -> None:

@@ -63,7 +63,7 @@ def test_lsh_finds_what_comparing_every_pair_finds() -> None:
 def test_the_incremental_index_flags_what_comparing_every_pair_flags() -> None:
     sets = [similar.shingles(t) for t in _texts(400, 60)]
     index, flagged = similar.Index(), []
-    for k, member in enumerate(sets):
+    for member in sets:
         flagged.append(index.close_to(member))
         index.add(member)
     exact = [
