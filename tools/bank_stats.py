@@ -42,7 +42,9 @@ def main(root: Path) -> None:
     with_math = sum(1 for q in rows if str((q.get("details") or {}).get("napkin_math") or "").strip())
     print(f"\nnapkin math: {with_math} of {len(rows)} ({with_math / len(rows):.1%})")
     audit = subprocess.run(
-        [sys.executable, "-m", "qbank", "audit", "--format", "json", str(root)], capture_output=True, text=True
+        [sys.executable, "-m", "qbank", "audit", "--format", "json", str(root)],
+        capture_output=True,
+        text=True,
     )
     summary = json.loads(audit.stdout)["summary"]
     print(f"audit summary: {json.dumps(summary)}")
