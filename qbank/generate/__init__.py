@@ -95,15 +95,20 @@ class Run:
     dropped: int = 0  # drafts that read like another question
 
 
-def fill(run: Run, family: Family, track: str, level: str, count: int, seed: int, dry_run: bool) -> int:
-    """Render up to `count` new questions of one family in one cell; return how many were accepted."""
-    rng = random.Random(f"{seed}:{family.name}:{track}:{level}")
+def fill(
+    run: Run, family: Family, track: str, level: str, count: int, seed: int, dry_run: bool, attempt: int = 0
+) -> int:
+    """Render up to `count` new questions of one family in one cell; return how many were accepted.
+    Each `attempt` draws a fresh sequence, so a later round does not redraw what the first accepted."""
+    key = f"{seed}:{family.name}:{track}:{level}" + (f":{attempt}" if attempt else "")
+    rng = random.Random(key)
     accepted, misses = 0, 0
     while accepted < count and misses < 40 * count + 40:
         draft = family.make(rng, run.tables, track, level)
         if draft is None:
             misses += 1
             continue
+        draft = emit.english(draft)
         shingles = similar.shingles("\n".join((draft.title, draft.scenario, draft.question)))
         if run.seen.close_to(shingles):
             run.dropped += 1
@@ -152,6 +157,26 @@ def check(run: Run, path: Path, content: str) -> None:
         raise TemplateError(f"{shown}\n{content}")
 
 
+def _fill_cell(
+    run: Run, serving: list[Family], track: str, level: str, missing: int, seed: int, dry_run: bool
+) -> None:
+    """Split what a cell is missing evenly among its families. A family that runs out of distinct
+    questions leaves its shortfall to the families after it, and to a next round among the rest."""
+    for attempt in range(len(serving)):
+        exhausted = []
+        for i, family in enumerate(serving):
+            quota = -(-missing // (len(serving) - i))
+            if quota <= 0:
+                return
+            made = fill(run, family, track, level, quota, seed, dry_run, attempt)
+            missing -= made
+            if made < quota:
+                exhausted.append(family)
+        serving = [f for f in serving if f not in exhausted]
+        if missing <= 0 or not serving:
+            return
+
+
 def cells_of(families: list[Family]) -> Iterator[tuple[str, str]]:
     for track in TRACKS:
         for level in LEVELS:
@@ -190,10 +215,5 @@ def generate(
     for track, level in cells_of(families):
         serving = [f for f in families if (track, level) in f.cells]
         total = sum(have.get((track, level, f.name), 0) for f in serving)
-        for i, family in enumerate(serving):
-            # An even split of what is still missing; a family that runs out of distinct questions
-            # leaves its shortfall to the families after it.
-            quota = -(-(per_cell - total) // (len(serving) - i))
-            if quota > 0:
-                total += fill(run, family, track, level, quota, seed, dry_run)
+        _fill_cell(run, serving, track, level, per_cell - total, seed, dry_run)
     return run

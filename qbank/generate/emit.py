@@ -4,10 +4,12 @@ marked sections. The caller reads the text back through the audit before writing
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import textwrap
 from typing import TYPE_CHECKING, Any
 
+from qbank.generate.english import fix_articles
 from qbank.new import scalar
 
 if TYPE_CHECKING:
@@ -64,6 +66,22 @@ def question_yaml(draft: Draft, question_id: str, version: int) -> str:
         "  notes: null",
     ]
     return "\n".join(head) + "\n"
+
+
+def english(draft: Draft) -> Draft:
+    """The draft with "a"/"an" matched to the slot values templates put after them."""
+    return dataclasses.replace(
+        draft,
+        title=fix_articles(draft.title),
+        scenario=fix_articles(draft.scenario),
+        question=fix_articles(draft.question),
+        solution=fix_articles(draft.solution),
+        mistake=tuple(fix_articles(m) for m in draft.mistake),  # type: ignore[arg-type]
+        assumptions=[fix_articles(a) for a in draft.assumptions],
+        calculations=[fix_articles(c) for c in draft.calculations],
+        conclusion=[fix_articles(c) for c in draft.conclusion],
+        options=None if draft.options is None else [fix_articles(o) for o in draft.options],
+    )
 
 
 def _mistake(parts: tuple[str, str, str]) -> str:

@@ -113,3 +113,14 @@ def test_unknown_family_is_a_usage_error(bank: Path) -> None:
 def test_list_names_every_family() -> None:
     result = run_cli("generate", "--list")
     assert [line.split()[0] for line in result.output.splitlines()] == [f.name for f in FAMILIES]
+
+
+def test_a_family_that_runs_dry_leaves_its_share_to_the_others(bank: Path) -> None:
+    carbon = next(f for f in FAMILIES if f.name == "carbon")
+    dry = dataclasses.replace(carbon, name="dry", make=lambda rng, tables, track, level: None)
+    for order in ([carbon, dry], [dry, carbon]):  # the share moves on within a round and to the next round
+        shutil.rmtree(bank / "questions")
+        (bank / "questions").mkdir()
+        schema = load_bank_schema(bank / "schema")
+        run = generator.generate(bank, schema, order, per_cell=4, seed=1, today=TODAY, dry_run=True)
+        assert len(run.written) == 4 * len(carbon.cells), [f.name for f in order]

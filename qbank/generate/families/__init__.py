@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from qbank.generate import Family
-from qbank.generate.families import cluster, fleet, llm, tiny
+from qbank.generate.families import cluster, fleet, llm, numerics, tiny
 
 FAMILIES = (
     Family(
@@ -62,5 +62,12 @@ FAMILIES = (
         "Energy per use and per day on a device.",
     ),
     Family("checkpoint", 1, cluster.CKPT_CELLS, cluster.checkpoint, "Checkpoint size and write time."),
+    Family(
+        "format-range",
+        1,
+        numerics.CELLS,
+        numerics.format_range,
+        "Where a value lands in FP16, BF16 and FP8, and which scale fits a tensor.",
+    ),
 )
 BY_NAME = {f.name: f for f in FAMILIES}
