@@ -9,7 +9,7 @@ import json
 import textwrap
 from typing import TYPE_CHECKING, Any
 
-from qbank.generate.english import fix_articles
+from qbank.generate.english import tidy
 from qbank.new import scalar
 
 if TYPE_CHECKING:
@@ -69,18 +69,18 @@ def question_yaml(draft: Draft, question_id: str, version: int) -> str:
 
 
 def english(draft: Draft) -> Draft:
-    """The draft with "a"/"an" matched to the slot values templates put after them."""
+    """The draft with "a"/"an" and singular counts matched to the slot values templates put in."""
     return dataclasses.replace(
         draft,
-        title=fix_articles(draft.title),
-        scenario=fix_articles(draft.scenario),
-        question=fix_articles(draft.question),
-        solution=fix_articles(draft.solution),
-        mistake=tuple(fix_articles(m) for m in draft.mistake),  # type: ignore[arg-type]
-        assumptions=[fix_articles(a) for a in draft.assumptions],
-        calculations=[fix_articles(c) for c in draft.calculations],
-        conclusion=[fix_articles(c) for c in draft.conclusion],
-        options=None if draft.options is None else [fix_articles(o) for o in draft.options],
+        title=tidy(draft.title),
+        scenario=tidy(draft.scenario),
+        question=tidy(draft.question),
+        solution=tidy(draft.solution),
+        mistake=tuple(tidy(m) for m in draft.mistake),  # type: ignore[arg-type]
+        assumptions=[tidy(a) for a in draft.assumptions],
+        calculations=[tidy(c) for c in draft.calculations],
+        conclusion=[tidy(c) for c in draft.conclusion],
+        options=None if draft.options is None else [tidy(o) for o in draft.options],
     )
 
 

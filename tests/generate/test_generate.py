@@ -124,3 +124,16 @@ def test_a_family_that_runs_dry_leaves_its_share_to_the_others(bank: Path) -> No
         schema = load_bank_schema(bank / "schema")
         run = generator.generate(bank, schema, order, per_cell=4, seed=1, today=TODAY, dry_run=True)
         assert len(run.written) == 4 * len(carbon.cells), [f.name for f in order]
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.name)
+def test_every_rendered_paragraph_starts_a_sentence(bank: Path, family: Family) -> None:
+    tables = _run(bank).tables
+    rng = random.Random(5)
+    for track, level in sorted(family.cells):
+        for _ in range(20):
+            draft = family.make(rng, tables, track, level)
+            if draft is None:
+                continue
+            for text in (draft.title, draft.scenario, draft.question, draft.solution, *draft.mistake):
+                assert not text[0].islower() or text.startswith(("nRF", "mmap")), (family.name, text)

@@ -16,6 +16,7 @@ import random
 from fractions import Fraction
 
 from qbank.generate import Draft
+from qbank.generate.english import lower_first
 from qbank.generate.families.cluster import PRICES
 from qbank.generate.families.common import CLOUD_TEAMS, CLOUD_USES, pick, zone
 from qbank.generate.numbers import ceil, fmt, prose
@@ -78,7 +79,7 @@ def carbon(rng: random.Random, tables: Tables, track: str, level: str) -> Draft 
         rng,
         (
             f"{team} runs a {job} on {n} {name} GPUs for {hours} hours in a data centre on {region}.",
-            f"A sustainability report asks {team.lower()} for the footprint of last quarter's {job}: {n} {name} "
+            f"A sustainability report asks {lower_first(team)} for the footprint of last quarter's {job}: {n} {name} "
             f"GPUs for {hours} hours, hosted on {region}.",
             f"Before approving a {job} ({n} {name} GPUs, {hours} hours), a review board wants its energy and "
             f"emissions; the cluster sits on {region}.",
@@ -531,6 +532,18 @@ def feature_energy(rng: random.Random, tables: Tables, track: str, level: str) -
                 else "a drain users will see, so it must shrink before launch."
             )
         )
+        if level == "L5":
+            # A concrete budget to specify against: 1% of the battery a day for a heavy user.
+            budget = battery_wh * 36
+            ratio_text, _ = _shown(Fraction(budget) / day)
+            calculations.append(f"1% * {battery_wh} Wh = {prose(budget)} J per day of budget")
+            calculations.append(f"{prose(budget)} J / {prose(day)} J = {ratio_text}x the feature's use today")
+            verdict += f" A budget of 1% of the battery a day for a heavy user is {prose(budget)} J, " + (
+                "exactly what the feature uses now, with no headroom."
+                if budget == day
+                else f"{ratio_text} times what the feature uses now, so the design "
+                + ("already meets it." if budget > day else "must shrink to fit it.")
+            )
         topic, area = "energy-per-operation", "power"
         params: dict[str, str | int] = {"device": key, "watts": fmt(watts), "ms": ms}
     else:
@@ -633,6 +646,11 @@ def feature_energy(rng: random.Random, tables: Tables, track: str, level: str) -
         f"model, fewer frames), and run at a better operating point (the NPU or a lower power mode finishes the "
         f"same work for less energy than a hot GPU or CPU)."
     )
+    if level == "L4":
+        answer += (
+            " Energy is a product, so any one change that halves a factor halves the drain: half as many runs, "
+            "half the time per run, or half the power while running; the first is usually the cheapest."
+        )
     if level in ("L5", "L6+"):
         answer += (
             " Set the budget as a share of daily energy, gate releases on a measured regression test of energy per "

@@ -14,6 +14,7 @@ import random
 from fractions import Fraction
 
 from qbank.generate import Draft
+from qbank.generate.english import lower_first
 from qbank.generate.families.common import CLOUD_TEAMS, CLOUD_USES, EDGE_USES, MOBILE_USES, pick, zone
 from qbank.generate.numbers import ceil, fmt, prose
 from qbank.generate.tables import Model, Tables
@@ -133,7 +134,7 @@ def weights_fit(rng: random.Random, tables: Tables, track: str, level: str) -> D
     need = ceil(w / u)
     slots = {
         "team": pick(rng, CLOUD_TEAMS),
-        "team_l": pick(rng, CLOUD_TEAMS).lower().replace("a startup", "a startup"),
+        "team_l": lower_first(pick(rng, CLOUD_TEAMS)),
         "model": model.name,
         "use": use,
         "device": _name(device),

@@ -17,7 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 from qbank.generate import Draft
-from qbank.generate.english import article
+from qbank.generate.english import article, lower_first
 from qbank.generate.families.common import CLOUD_TEAMS, pick, zone
 from qbank.generate.numbers import fmt, prose
 from qbank.generate.tables import Tables
@@ -265,10 +265,11 @@ def _lines_for(f: Format, x: Fraction, text: str) -> tuple[list[str], str]:
     rounded = f.round(x)
     kind = f.classify(rounded)
     if kind in ("inf", "nan"):
-        ratio = sci(x / f.max)
+        ratio = sci(x / f.max, 3 if x / f.max >= Fraction(101, 100) else 6)
+        becomes = "infinity" if kind == "inf" else "NaN (the format has no infinity)"
         return (
             [f"{text} / {sci(f.max)} = {ratio}, beyond the {name} maximum"],
-            f"{name}: {_words(text)} is {ratio} times its maximum of {sci(f.max)}, so it becomes {kind}.",
+            f"{name}: {_words(text)} rounds above its largest finite value, {prose(f.max)}, so it becomes {becomes}.",
         )
     tiny = f.min_exponent - f.mantissa_bits
     if kind == "zero":
@@ -297,9 +298,12 @@ def _lines_for(f: Format, x: Fraction, text: str) -> tuple[list[str], str]:
         f"{k} * 2^{step_exp} = {stored}, the stored value",
         f"({stored} - {text}) / {text} = {rel_text}, the relative error",
     ]
-    pct = sci(abs(rel) * 100, 2)
     word = "subnormal" if kind == "subnormal" else "normal"
-    return lines, f"{name}: stored as {stored}, a {word} value {pct}% {'above' if rel >= 0 else 'below'}."
+    if rounded == x:
+        return lines, f"{name}: stored exactly, a {word} value."
+    error = (rounded - x) / x  # the prose reports the exact error, the line the one of the shown value
+    pct = sci(abs(error) * 100, 2)
+    return lines, f"{name}: stored as {stored}, a {word} value {pct}% {'above' if error > 0 else 'below'}."
 
 
 def format_range(rng: random.Random, tables: Tables, track: str, level: str) -> Draft | None:
@@ -325,7 +329,7 @@ def format_range(rng: random.Random, tables: Tables, track: str, level: str) -> 
         ),
     ).format(
         who=who,
-        lwho=who[0].lower() + who[1:],
+        lwho=lower_first(who),
         plan=plan,
         where=where,
         name=article(quantity.name),
@@ -431,7 +435,7 @@ def _claim(f: Format, x: Fraction, text: str) -> dict[str, Any]:
     if kind in ("inf", "nan"):
         return {
             "kind": "overflow",
-            "claim": f"{text} becomes {kind} in {name}.",
+            "claim": f"{text} becomes {'NaN' if kind == 'nan' else kind} in {name}.",
             "dtype": f.name,
             "value": text,
             "expect": kind,
@@ -534,7 +538,7 @@ def _scale(rng: random.Random, quantity: Quantity, track: str) -> Draft:
     verify: list[dict[str, Any]] = [
         {
             "kind": "scaled_product",
-            "claim": f"The largest value {large_text} times 2^{k} is a normal {name} number.",
+            "claim": f"The largest value, {large_text}, scaled by 2^{k} is a normal {name} number.",
             "dtype": f.name,
             "value": large_text,
             "scale": f"2^{k}",
@@ -542,7 +546,7 @@ def _scale(rng: random.Random, quantity: Quantity, track: str) -> Draft:
         },
         {
             "kind": "scaled_product",
-            "claim": f"The smallest value {small_text} times 2^{k} is {low_kind} in {name}.",
+            "claim": f"The smallest value, {small_text}, scaled by 2^{k} is {low_kind} in {name}.",
             "dtype": f.name,
             "value": small_text,
             "scale": f"2^{k}",

@@ -16,6 +16,7 @@ import random
 from fractions import Fraction
 
 from qbank.generate import Draft
+from qbank.generate.english import article, lower_first
 from qbank.generate.families.common import pick, zone
 from qbank.generate.numbers import fmt, prose
 from qbank.generate.tables import Tables
@@ -131,7 +132,7 @@ def mcu_fit(rng: random.Random, tables: Tables, track: str, level: str) -> Draft
     reserved = pick(rng, (16, 24, 32, 48, 64))
     slots = {
         "who": pick(rng, WHO),
-        "who_l": pick(rng, WHO).lower(),
+        "who_l": lower_first(pick(rng, WHO)),
         "model": model,
         "task": task,
         "product": pick(rng, products),
@@ -307,10 +308,28 @@ def mcu_fit(rng: random.Random, tables: Tables, track: str, level: str) -> Draft
 LATENCY_CELLS = frozenset(("tinyml", lv) for lv in ("L2", "L3", "L4", "L5"))
 _LAT_OPENERS = (
     "{who} profiles {model} for {task} in {product} on an {mcu} at its {clock} maximum clock.",
-    "{product} runs {model} for {task} on an {mcu} clocked at {clock}.",
+    "{product_u} runs {model} for {task} on an {mcu} clocked at {clock}.",
     "For {product}, {who_l} must decide whether an {mcu} ({clock}) can run {model} for {task}.",
     "A datasheet-level estimate is needed before prototyping {task} in {product} on an {mcu} at {clock}.",
 )
+
+
+def _lever(factor: Fraction, factor_text: str, eff: Fraction) -> str:
+    """Which lever closes a load gap of `factor` (over 1), for kernels now at `eff` MACs per cycle."""
+    if factor <= 1 / eff:
+        return (
+            f"Better kernels alone can do it if they reach 1 MAC per cycle on this core: from {fmt(eff)} that is a "
+            f"{fmt(1 / eff)}x gain, enough for the {factor_text}x needed, with no change to the model or the board."
+        )
+    if factor <= 4:
+        return (
+            f"Kernels cannot close a {factor_text}x gap alone; a smaller model (fewer MACs: a narrower network, a "
+            f"smaller input, a lower frame rate) is the next lever, and a faster part the fallback."
+        )
+    return (
+        f"A {factor_text}x gap needs a much smaller model or a different class of part, such as one with an NPU; "
+        f"kernel tuning will not close it."
+    )
 
 
 def mcu_latency(rng: random.Random, tables: Tables, track: str, level: str) -> Draft | None:
@@ -320,15 +339,17 @@ def mcu_latency(rng: random.Random, tables: Tables, track: str, level: str) -> D
     clock = mcu.spec("clock")
     mhz = Fraction(clock.text.split()[0])
     task, model, unit, products = pick(rng, TASKS)
+    product = pick(rng, products)
     macs = Fraction(pick(rng, ("0.5", "1", "2", "2.5", "4", "6", "8", "12", "20", "30")))
     eff = Fraction(pick(rng, ("0.25", "0.5", "0.75", "1")))
     period = pick(rng, (20, 32, 40, 50, 100, 125, 200, 250, 500, 1000))
     slots = {
         "who": pick(rng, WHO),
-        "who_l": pick(rng, WHO).lower(),
+        "who_l": lower_first(pick(rng, WHO)),
         "model": model,
         "task": task,
-        "product": pick(rng, products),
+        "product": product,
+        "product_u": product[0].upper() + product[1:],
         "mcu": mcu.aliases[0],
         "clock": clock.text,
     }
@@ -366,18 +387,18 @@ def mcu_latency(rng: random.Random, tables: Tables, track: str, level: str) -> D
             ),
         )
         zone_, bloom = zone(rng, level, ("analyze",))
-    elif level == "L4":
-        question = pick(
-            rng,
-            (
-                "The measured latency is twice the estimate. What would you look at first, and why?",
-                "Which lever gets the load under 50%: a lower MAC count, better kernels or a faster part?",
-            ),
-        )
-        zone_, bloom = zone(rng, level, ("diagnosis", "optimization"))
+    elif level == "L4" and (load <= 50 or rng.random() < 0.5):
+        question = "The measured latency is twice the estimate. What would you look at first, and why?"
+        zone_, bloom = zone(rng, level, ("diagnosis",))
         verdict += (
             " Twice the estimate points at kernels that are not the optimised ones or at memory stalls."
         )
+    elif level == "L4":
+        question = "Which lever gets the load under 50%: a lower MAC count, better kernels or a faster part?"
+        zone_, bloom = zone(rng, level, ("optimization",))
+        factor_text, factor = _shown(load / 50)
+        calculations.append(f"{load_text}% / 50% = {factor_text}, the factor the load must fall by")
+        verdict += " " + _lever(factor, factor_text, eff)
     else:
         budget = pick(rng, (25, 40, 50))
         question = f"Specify the model budget: how many MACs per {unit} keep inference under {budget}% of the CPU on this part?"
@@ -443,13 +464,29 @@ BATTERIES = (
 )
 
 
+# Run currents the scenarios quote as bench measurements, by part: magnitudes only, so that a 480 MHz
+# Cortex-M7 is not shown drawing what a 64 MHz Cortex-M4 does. The vendors' datasheets (run-mode
+# supply current tables) put the nRF52840 at a few mA, the RP2040 near 20 mA, and the STM32F4/F7/H7
+# and ESP32-S3 at tens of mA to over a hundred at full clock.
+ACTIVE_MA = {
+    "nrf52840": (3, 5, 8),
+    "rp2040": (12, 20, 30),
+    "stm32f407": (20, 30, 45),
+    "esp32-s3": (30, 45, 80),
+    "stm32f746": (45, 80, 120),
+    "stm32h743": (60, 100, 150),
+}
+COIN_CELL_MAX_MA = 8  # lithium coin cells are rated for pulses of a few to ~15 mA, not tens
+
+
 def battery_life(rng: random.Random, tables: Tables, track: str, level: str) -> Draft | None:
     if (track, level) not in BATTERY_CELLS:
         return None
     mcu = _mcu(rng, tables)
     task, model, unit, products = pick(rng, TASKS)
-    battery, mah, battery_title = pick(rng, BATTERIES)
-    active_ma = pick(rng, (5, 8, 12, 20, 30, 45))
+    active_ma = pick(rng, ACTIVE_MA[mcu.key])
+    batteries = [b for b in BATTERIES if "coin" not in b[0] or active_ma <= COIN_CELL_MAX_MA]
+    battery, mah, battery_title = pick(rng, batteries)
     sleep_ua = pick(rng, (2, 5, 10, 20, 50))
     burst_ms = pick(rng, (10, 20, 40, 80, 150, 300))
     every_s = pick(rng, (1, 2, 5, 10, 30, 60))
@@ -477,7 +514,7 @@ def battery_life(rng: random.Random, tables: Tables, track: str, level: str) -> 
     scenario += pick(
         rng,
         (
-            f" Every {every_s} s it wakes, captures a {unit} and runs inference for {burst_ms} ms at {active_ma} mA, "
+            f" Every {every_s} s it wakes, captures {article(unit)} and runs inference for {burst_ms} ms at {active_ma} mA, "
             f"then sleeps at {sleep_ua} uA.",
             f" The bench meter shows {active_ma} mA for {burst_ms} ms per {unit}, one {unit} every {every_s} s, and "
             f"{sleep_ua} uA asleep.",
