@@ -64,7 +64,7 @@ class Format:
         if x == 0:
             return Fraction(0)
         magnitude = abs(x)
-        exponent = max(_floor_log2(magnitude), self.min_exponent)
+        exponent = max(floor_log2(magnitude), self.min_exponent)
         quantum = Fraction(2) ** (exponent - self.mantissa_bits)
         rounded = _round_half_even(magnitude / quantum) * quantum
         if rounded > self.max:
@@ -79,7 +79,8 @@ class Format:
         return "subnormal" if abs(value) < self.smallest_normal else "normal"
 
 
-def _floor_log2(x: Fraction) -> int:
+def floor_log2(x: Fraction) -> int:
+    """The exponent e with 2^e <= x < 2^(e+1), exactly (x > 0)."""
     e = x.numerator.bit_length() - x.denominator.bit_length()
     return e if Fraction(2) ** e <= x else e - 1
 

@@ -21,7 +21,7 @@ from qbank.generate.english import article, lower_first
 from qbank.generate.families.common import CLOUD_TEAMS, pick, zone
 from qbank.generate.numbers import fmt, prose
 from qbank.generate.tables import Tables
-from qbank.numerics.formats import FORMATS, Format
+from qbank.numerics.formats import FORMATS, Format, floor_log2
 
 NAME = {"float16": "FP16", "bfloat16": "BF16", "float8_e4m3fn": "FP8 E4M3", "float8_e5m2": "FP8 E5M2"}
 LEVELS = ("L1", "L2", "L3")
@@ -224,10 +224,6 @@ def exact(x: Fraction) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-def _pow2(k: int) -> str:
-    return f"2^{k}"
-
-
 def _class(f: Format, x: Fraction) -> str:
     return f.classify(f.round(x))
 
@@ -282,11 +278,7 @@ def _lines_for(f: Format, x: Fraction, text: str) -> tuple[list[str], str]:
             f"{name}: {_words(text)} is {steps} of its smallest subnormal step, under one half, so it becomes 0.",
         )
     assert isinstance(rounded, Fraction)
-    exponent = max(math.floor(math.log2(x)), f.min_exponent)
-    while Fraction(2) ** (exponent + 1) <= x:
-        exponent += 1
-    while exponent > f.min_exponent and Fraction(2) ** exponent > x:
-        exponent -= 1
+    exponent = max(floor_log2(x), f.min_exponent)
     step_exp = exponent - f.mantissa_bits
     k = rounded / Fraction(2) ** step_exp
     stored = sci(rounded, 5)
@@ -467,11 +459,7 @@ def _scale(rng: random.Random, quantity: Quantity, track: str) -> Draft:
     f = FORMATS[pick(rng, names)]
     name = NAME[f.name]
     target = f.max / 2
-    k = math.floor(math.log2(target / large))
-    while large * Fraction(2) ** (k + 1) <= target:
-        k += 1
-    while large * Fraction(2) ** k > target:
-        k -= 1
+    k = floor_log2(target / large)  # the largest k with large * 2^k <= target
     scale = Fraction(2) ** k
     tiny = f.min_exponent - f.mantissa_bits
     low = small * scale
