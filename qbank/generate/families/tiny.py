@@ -509,7 +509,7 @@ def battery_life(rng: random.Random, tables: Tables, track: str, level: str) -> 
         model=model,
         task=task,
         mcu=mcu.aliases[0],
-        battery=f"{battery} ({prose(mah)} mAh)",
+        battery=battery if "mAh" in battery else f"{battery} ({prose(mah)} mAh)",
     )
     scenario += pick(
         rng,
@@ -534,6 +534,12 @@ def battery_life(rng: random.Random, tables: Tables, track: str, level: str) -> 
         f"{prose(hours)} h = {prose(days)} days",
     ]
     verdict = f"About {prose(days)} days on the nominal capacity, drawing {avg_text} mA on average."
+    sleep_ma = Fraction(sleep_ua, 1000)
+    verdict += (
+        f" The bursts dominate: {duty_text} mA of the {avg_text}, against {sleep_ua} uA asleep."
+        if duty > sleep_ma
+        else f" The sleep floor dominates: {sleep_ua} uA against {duty_text} mA of bursts."
+    )
     if level == "L2":
         question = "How long will the battery last, ignoring self-discharge?"
         zone_, bloom = zone(rng, level, ("fluency", "analyze"))
@@ -546,15 +552,36 @@ def battery_life(rng: random.Random, tables: Tables, track: str, level: str) -> 
             ),
         )
         zone_, bloom = zone(rng, level, ("analyze",))
+    elif level == "L4" and rng.random() < 0.5:
+        question = "Marketing wants twice the battery life. Which single change gets there most cheaply?"
+        half_text, half = _shown(avg / 2, 3)
+        calculations.append(f"{avg_text} mA / 2 = {half_text} mA average for twice the life")
+        if sleep_ma < half:
+            left_text, left = _shown(half - sleep_ma, 3)
+            ratio_text, _ = _shown(duty / left, 3)
+            calculations += [
+                f"{half_text} mA - {sleep_ua} uA = {left_text} mA left for the bursts",
+                f"{duty_text} mA / {left_text} mA = {ratio_text}, the factor the bursts must shrink by",
+            ]
+            verdict += (
+                f" Twice the life needs {half_text} mA on average, so the bursts must fall from {duty_text} to "
+                f"{left_text} mA, a factor of {ratio_text}: waking that much less often, or finishing each burst that "
+                f"much sooner. A longer wake interval is usually the cheapest, since it changes nothing in the model."
+            )
+        else:
+            verdict += (
+                f" Twice the life needs {half_text} mA on average, below the {sleep_ua} uA sleep floor alone: no "
+                f"change to the bursts can get there, only a lower-leakage sleep mode or a bigger battery."
+            )
+        zone_, bloom = zone(rng, level, ("optimization", "evaluation"))
     elif level == "L4":
-        question = pick(
-            rng,
-            (
-                "Marketing wants twice the battery life. Which single change gets there most cheaply?",
-                "Field units die at half the estimated life. What do you suspect, in order?",
-            ),
+        question = "Field units die at half the estimated life. What do you suspect, in order?"
+        verdict += (
+            " Suspects, in order: a sleep current above the bench figure (a peripheral, pull-up or radio left on), "
+            "more wake-ups than designed (a noisy trigger), and a cell that delivers less than nominal at the "
+            "pulse current or temperature in the field. Log current on a field unit before changing the design."
         )
-        zone_, bloom = zone(rng, level, ("optimization", "diagnosis", "evaluation"))
+        zone_, bloom = zone(rng, level, ("diagnosis",))
     elif level == "L5":
         target = pick(rng, (180, 365, 730))
         question = f"Specify the wake interval and burst budget that reach {target} days, with a 20% capacity derating."
@@ -608,13 +635,13 @@ def battery_life(rng: random.Random, tables: Tables, track: str, level: str) -> 
         title=pick(
             rng,
             (
-                "Battery Life of {p} on {b}",
+                "Battery Life of {a_p} on {b}",
                 "Duty-Cycled {t} on an {d}: How Long Does {b} Last",
                 "Average Current of a {s}-Second Wake Cycle on an {d}",
                 "Power Budget for {t} Every {s} Seconds",
             ),
         ).format(
-            p=product.removeprefix("a ").removeprefix("an ").title(),
+            a_p=article(product.removeprefix("a ").removeprefix("an ").title()),
             b=battery_title,
             t=task.title(),
             d=mcu.aliases[0],
