@@ -479,6 +479,36 @@ ACTIVE_MA = {
 COIN_CELL_MAX_MA = 8  # lithium coin cells are rated for pulses of a few to ~15 mA, not tens
 
 
+def _interval(
+    need: Fraction,
+    need_text: str,
+    sleep_ua: int,
+    active_ma: int,
+    burst_ms: int,
+    every_s: int,
+    calculations: list[str],
+) -> str:
+    """The wake interval and burst budget that fit an allowed average current (appends its lines)."""
+    left = need - Fraction(sleep_ua, 1000)
+    if left <= 0:
+        return f" The {sleep_ua} uA sleep floor alone is over that: only a lower-leakage sleep mode or a bigger cell helps."
+    left_text, left = _shown(left, 3)
+    _, gap = _shown(Fraction(active_ma * burst_ms) / left, 3)
+    calculations += [
+        f"{need_text} mA - {sleep_ua} uA = {left_text} mA for the bursts",
+        f"{active_ma} mA * {burst_ms} ms / {left_text} mA = {prose(gap)} ms, the shortest wake interval",
+    ]
+    spec = (
+        f" That leaves {left_text} mA for bursts: each {burst_ms} ms burst at {active_ma} mA needs a wake interval of "
+        f"at least {prose(gap / 1000)} s"
+    )
+    if gap <= every_s * 1000:
+        return (
+            spec + f", so the {every_s} s design meets the target; the margin can buy a longer burst instead."
+        )
+    return spec + f", against {every_s} s today: wake less often or shorten the burst in proportion."
+
+
 def battery_life(rng: random.Random, tables: Tables, track: str, level: str) -> Draft | None:
     if (track, level) not in BATTERY_CELLS:
         return None
@@ -585,9 +615,11 @@ def battery_life(rng: random.Random, tables: Tables, track: str, level: str) -> 
     elif level == "L5":
         target = pick(rng, (180, 365, 730))
         question = f"Specify the wake interval and burst budget that reach {target} days, with a 20% capacity derating."
-        need_text, _ = _shown(Fraction(mah) * Fraction(8, 10) / (target * 24), 3)
+        need_text, need = _shown(Fraction(mah) * Fraction(8, 10) / (target * 24), 3)
         calculations.append(f"{prose(mah)} mAh * 0.8 / ({target} * 24 h) = {need_text} mA average allowed")
-        verdict += f" Reaching {target} days with 20% derating allows {need_text} mA average."
+        verdict += f" Reaching {target} days with 20% derating allows {need_text} mA average." + _interval(
+            need, need_text, sleep_ua, active_ma, burst_ms, every_s, calculations
+        )
         zone_, bloom = zone(rng, level, ("specification", "design", "optimization"))
     else:
         fleet = pick(rng, (2000, 5000, 10000, 50000))
