@@ -31,6 +31,12 @@ def fmt(x: Number, sig: int = 3) -> str:
     return text
 
 
+def shown(x: Number, sig: int = 3) -> tuple[str, Fraction]:
+    """A value as written in a calculation, and that written value (later lines compute from it)."""
+    text = fmt(x, sig)
+    return text, Fraction(text)
+
+
 def prose(x: Number, sig: int = 3) -> str:
     """`fmt` with thousands separators, for sentences."""
     text = fmt(x, sig)

@@ -18,8 +18,8 @@ from fractions import Fraction
 
 from qbank.generate import Draft
 from qbank.generate.families.common import pick, zone
-from qbank.generate.families.llm import _name, shown
-from qbank.generate.numbers import ceil, fmt, prose
+from qbank.generate.families.llm import _name
+from qbank.generate.numbers import ceil, fmt, prose, shown
 from qbank.generate.tables import Tables
 
 TRAIN_GPUS = ("v100", "a100-40gb", "a100-80gb", "h100-sxm", "h200", "b200", "mi300x")

@@ -19,7 +19,7 @@ from qbank.generate import Draft
 from qbank.generate.english import lower_first
 from qbank.generate.families.cluster import PRICES
 from qbank.generate.families.common import CLOUD_TEAMS, CLOUD_USES, pick, zone
-from qbank.generate.numbers import ceil, fmt, prose
+from qbank.generate.numbers import ceil, fmt, prose, shown
 from qbank.generate.tables import Tables
 
 GPUS = ("v100", "a100-40gb", "a100-80gb", "h100-sxm", "h100-pcie", "h200", "b200", "l4", "mi300x")
@@ -41,11 +41,6 @@ JOBS = (
     "distillation run",
     "reinforcement-learning fine-tune",
 )
-
-
-def _shown(x: Fraction | int, sig: int = 3) -> tuple[str, Fraction]:
-    text = fmt(x, sig)
-    return text, Fraction(text)
 
 
 def _gpu_name(tables: Tables, key: str) -> str:
@@ -71,10 +66,10 @@ def carbon(rng: random.Random, tables: Tables, track: str, level: str) -> Draft 
     region, grid = pick(rng, REGIONS)
     other, grid2 = pick(rng, [r for r in REGIONS if r[0] != region])
     job, team = pick(rng, JOBS), pick(rng, CLOUD_TEAMS)
-    it_text, it = _shown(Fraction(n) * watts * hours / 1000)  # kWh
-    fac_text, fac = _shown(it * pue)
-    co2_text, co2 = _shown(fac * grid)
-    co2b_text, co2b = _shown(fac * grid2)
+    it_text, it = shown(Fraction(n) * watts * hours / 1000)  # kWh
+    fac_text, fac = shown(it * pue)
+    co2_text, co2 = shown(fac * grid)
+    co2b_text, co2b = shown(fac * grid2)
     scenario = pick(
         rng,
         (
@@ -126,7 +121,7 @@ def carbon(rng: random.Random, tables: Tables, track: str, level: str) -> Draft 
                     "How many tonnes of CO2e does the job emit, and how much of that is facility overhead?",
                 ),
             )
-            over_text, _ = _shown(fac - it)
+            over_text, _ = shown(fac - it)
             calculations.append(
                 f"{prose(fac)} kWh - {prose(it)} kWh = {prose(Fraction(over_text))} kWh of overhead"
             )
@@ -146,7 +141,7 @@ def carbon(rng: random.Random, tables: Tables, track: str, level: str) -> Draft 
             zone_, bloom = zone(rng, level, ("evaluation",))
         elif level == "L5":
             budget = pick(rng, (Fraction(1, 2), Fraction(3, 4), Fraction(9, 10)))
-            cap_text, _ = _shown(co2 * budget)
+            cap_text, _ = shown(co2 * budget)
             calculations.append(
                 f"{prose(co2)} kg * {fmt(budget)} = {prose(Fraction(cap_text))} kg CO2e allowed"
             )
@@ -172,8 +167,8 @@ def carbon(rng: random.Random, tables: Tables, track: str, level: str) -> Draft 
                     "Draft the carbon strategy for a weekly cadence of such jobs: where, when and on what hardware.",
                 ),
             )
-            year_text, _ = _shown(co2 * 52 / 1000)
-            yearb_text, _ = _shown(co2b * 52 / 1000)
+            year_text, _ = shown(co2 * 52 / 1000)
+            yearb_text, _ = shown(co2b * 52 / 1000)
             calculations += [
                 f"{prose(co2)} kg * 52 = {year_text} t CO2e per year on {region}",
                 f"{prose(co2b)} kg * 52 = {yearb_text} t CO2e per year on {other}",
@@ -279,8 +274,8 @@ def serving_fleet(rng: random.Random, tables: Tables, track: str, level: str) ->
     per_gpu = pick(rng, _tokens_per_gpu(model.params))
     util = Fraction(pick(rng, ("0.5", "0.6", "0.7")))
     want = rps * out_tokens
-    need_text, need = _shown(Fraction(want) / (per_gpu * util), 4)
-    replicas_text, replicas_exact = _shown(need / tp, 4)
+    need_text, need = shown(Fraction(want) / (per_gpu * util), 4)
+    replicas_text, replicas_exact = shown(need / tp, 4)
     replicas = ceil(replicas_exact)
     gpus = replicas * tp
     month = gpus * price * 730
@@ -349,9 +344,9 @@ def serving_fleet(rng: random.Random, tables: Tables, track: str, level: str) ->
                 "Finance asks to run the GPUs at 90% instead. How many GPUs would that save, and what is the risk?",
             ),
         )
-        hot_text, _ = _shown(Fraction(want) / (per_gpu * Fraction(9, 10)), 4)
+        hot_text, _ = shown(Fraction(want) / (per_gpu * Fraction(9, 10)), 4)
         hot = ceil(Fraction(hot_text) / tp) * tp
-        wait_text, _ = _shown(util / (1 - util), 3)
+        wait_text, _ = shown(util / (1 - util), 3)
         calculations += [
             f"{prose(want)} / ({prose(per_gpu)} * 0.9) = {hot_text} GPUs at a 90% cap, so {hot} GPUs",
             f"{fmt(util)} / (1 - {fmt(util)}) = {wait_text} against 0.9 / (1 - 0.9) = 9 for queueing delay",
@@ -389,8 +384,8 @@ def serving_fleet(rng: random.Random, tables: Tables, track: str, level: str) ->
                 "Write the two-year capacity and cost strategy, assuming load doubles every year.",
             ),
         )
-        later_text, later = _shown(4 * need, 4)
-        halved_text, _ = _shown(later / 2, 4)
+        later_text, later = shown(4 * need, 4)
+        halved_text, _ = shown(later / 2, 4)
         calculations += [
             f"4 * {need_text} = {later_text} GPUs of throughput in two years at today's efficiency",
             f"{later_text} / 2 = {halved_text} GPUs if tokens per GPU double (FP8 weights, speculative decoding)",
@@ -513,9 +508,9 @@ def feature_energy(rng: random.Random, tables: Tables, track: str, level: str) -
             ),
         )
         energy_unit = "J"
-        e_text, e = _shown(watts * ms / 1000)
-        day_text, day = _shown(e * per_day)
-        share_text, share = _shown(day / (battery_wh * 3600) * 100)
+        e_text, e = shown(watts * ms / 1000)
+        day_text, day = shown(e * per_day)
+        share_text, share = shown(day / (battery_wh * 3600) * 100)
         calculations = [
             f"{fmt(watts)} W * {ms} ms = {e_text} J per {unit}",
             f"{e_text} J * {prose(per_day)} = {prose(day)} J per day",
@@ -535,7 +530,7 @@ def feature_energy(rng: random.Random, tables: Tables, track: str, level: str) -
         if level == "L5":
             # A concrete budget to specify against: 1% of the battery a day for a heavy user.
             budget = battery_wh * 36
-            ratio_text, _ = _shown(Fraction(budget) / day)
+            ratio_text, _ = shown(Fraction(budget) / day)
             calculations.append(f"1% * {battery_wh} Wh = {prose(budget)} J per day of budget")
             calculations.append(f"{prose(budget)} J / {prose(day)} J = {ratio_text}x the feature's use today")
             verdict += f" A budget of 1% of the battery a day for a heavy user is {prose(budget)} J, " + (
@@ -578,9 +573,9 @@ def feature_energy(rng: random.Random, tables: Tables, track: str, level: str) -
             ),
         )
         energy_unit = "Wh"
-        e_text, e = _shown(Fraction(mode) * Fraction(7, 5))
-        day_text, day = _shown(e * hours)
-        share_text, share = _shown(day / battery_wh * 100)
+        e_text, e = shown(Fraction(mode) * Fraction(7, 5))
+        day_text, day = shown(e * hours)
+        share_text, share = shown(day / battery_wh * 100)
         calculations = [
             f"{mode} W * 1.4 = {e_text} W for the whole unit",
             f"{e_text} W * {hours} h = {prose(day)} Wh per day",

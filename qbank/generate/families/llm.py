@@ -16,7 +16,7 @@ from fractions import Fraction
 from qbank.generate import Draft
 from qbank.generate.english import lower_first
 from qbank.generate.families.common import CLOUD_TEAMS, CLOUD_USES, EDGE_USES, MOBILE_USES, pick, zone
-from qbank.generate.numbers import ceil, fmt, prose
+from qbank.generate.numbers import ceil, fmt, prose, shown
 from qbank.generate.tables import Model, Tables
 from qbank.hardware import Device
 
@@ -31,16 +31,6 @@ CLOUD_GPUS = ("v100", "a100-40gb", "a100-80gb", "h100-sxm", "h100-pcie", "h200",
 EDGE_SOCS = ("jetson-orin-nano", "jetson-orin-nx", "jetson-agx-orin")
 PHONES = ("apple-a17-pro", "snapdragon-8-gen-3", "apple-m2")
 SMALL_MODELS = ("phi-3-mini", "llama-2-7b", "llama-3-8b", "mistral-7b", "qwen2-5-7b")
-
-
-def shown(x: Fraction | int, sig: int = 3) -> tuple[str, Fraction]:
-    """A value as written in a calculation, and that written value (later lines compute from it)."""
-    text = fmt(x, sig)
-    return text, Fraction(text)
-
-
-def _bytes(n: Fraction) -> str:
-    return "1 byte" if n == 1 else f"{fmt(n)} bytes"
 
 
 def _name(device: Device) -> str:
@@ -155,9 +145,9 @@ def weights_fit(rng: random.Random, tables: Tables, track: str, level: str) -> D
     )
     if level == "L1":
         answer = (
-            f"About {w_text} GB. Each parameter takes {_bytes(BYTES[prec])} in {prec}, and {model.name} has "
+            f"About {w_text} GB. Each parameter takes {fmt(BYTES[prec])} bytes in {prec}, and {model.name} has "
             f"{fmt(model.params)} billion parameters, so the weights alone take {fmt(model.params)} billion times "
-            f"{_bytes(BYTES[prec])}. Runtime buffers, activations and the KV cache come on top of that."
+            f"{fmt(BYTES[prec])} bytes. Runtime buffers, activations and the KV cache come on top of that."
         )
     else:
         answer = (

@@ -243,10 +243,6 @@ def _words(text: str) -> str:
     return prose(Fraction(text)) if "e" not in text and Fraction(text) >= 10000 else text
 
 
-def _title_words(name: str) -> str:
-    return " ".join("-".join(p[0].upper() + p[1:] for p in w.split("-")) for w in name.split())
-
-
 def _range_line(f: Format) -> str:
     name = NAME[f.name]
     return (
@@ -404,7 +400,7 @@ def format_range(rng: random.Random, tables: Tables, track: str, level: str) -> 
         zone=zone_,
         bloom_level=bloom,
         phase=quantity.phase,
-        title=title.format(v=_words(value_text), n=_title_words(quantity.name), s=shown),
+        title=title.format(v=_words(value_text), n=quantity.name.title(), s=shown),
         scenario=scenario,
         question=question,
         solution=solution,
@@ -555,7 +551,7 @@ def _scale(rng: random.Random, quantity: Quantity, track: str) -> Draft:
             "Do {n}s Spanning {s} to {l} Fit {f} With One Scale",
             "Per-Tensor {f} Scale for {n}s Up to {l}",
         ),
-    ).format(n=_title_words(quantity.name), s=_words(small_text), l=_words(large_text), f=name)
+    ).format(n=quantity.name.title(), s=_words(small_text), l=_words(large_text), f=name)
     zone_, bloom = zone(rng, "L3", ("analyze", "diagnosis"))
     return Draft(
         track=track,

@@ -18,7 +18,7 @@ from fractions import Fraction
 from qbank.generate import Draft
 from qbank.generate.english import article, lower_first
 from qbank.generate.families.common import pick, zone
-from qbank.generate.numbers import fmt, prose
+from qbank.generate.numbers import fmt, prose, shown
 from qbank.generate.tables import Tables
 from qbank.hardware import Device
 
@@ -97,11 +97,6 @@ def _kb(text: str) -> Fraction:
     return Fraction(number) * {"KB": 1, "MB": 1000}[unit]
 
 
-def _shown(x: Fraction | int, sig: int = 3) -> tuple[str, Fraction]:
-    text = fmt(x, sig)
-    return text, Fraction(text)
-
-
 # --- mcu-fit -------------------------------------------------------------------------------------
 
 FIT_CELLS = frozenset(("tinyml", lv) for lv in ("L1", "L2", "L3", "L4"))
@@ -141,7 +136,7 @@ def mcu_fit(rng: random.Random, tables: Tables, track: str, level: str) -> Draft
         "flash": flash_t,
     }
     scenario = pick(rng, _FIT_OPENERS).format(**slots) + " " + pick(rng, _FIT_CHIP).format(**slots)
-    w32_text, w32 = _shown(params_k * 4)
+    w32_text, w32 = shown(params_k * 4)
     w8 = Fraction(params_k)
     flash_left = flash - firmware
     sram_left = sram - reserved
@@ -217,7 +212,7 @@ def mcu_fit(rng: random.Random, tables: Tables, track: str, level: str) -> Draft
                 "Is post-training INT8 quantisation required to fit the weights? Show both sizes.",
             ),
         )
-        saved_text, _ = _shown(w32 - w8)
+        saved_text, _ = shown(w32 - w8)
         calculations = [
             f"{prose(params_k * 1000)} * 4 bytes = {w32_text} KB of FP32 weights",
             f"{prose(params_k * 1000)} * 1 byte = {fmt(w8)} KB of INT8 weights",
@@ -358,8 +353,8 @@ def mcu_latency(rng: random.Random, tables: Tables, track: str, level: str) -> D
         f" The model needs {fmt(macs)} million multiply-accumulates (MACs) per {unit}, and the INT8 kernels "
         f"sustain about {fmt(eff)} MAC{'' if eff == 1 else 's'} per cycle. A new {unit} arrives every {period} ms."
     )
-    t_text, t = _shown(Fraction(macs) * 1000 / (mhz * eff))  # ms
-    load_text, load = _shown(t / period * 100)
+    t_text, t = shown(Fraction(macs) * 1000 / (mhz * eff))  # ms
+    load_text, load = shown(t / period * 100)
     calculations = [
         f"{fmt(macs)}M MACs / ({fmt(mhz)} MHz * {fmt(eff)}) = {t_text} ms per inference",
         f"{t_text} ms / {period} ms = {load_text}% of the period busy",
@@ -396,13 +391,13 @@ def mcu_latency(rng: random.Random, tables: Tables, track: str, level: str) -> D
     elif level == "L4":
         question = "Which lever gets the load under 50%: a lower MAC count, better kernels or a faster part?"
         zone_, bloom = zone(rng, level, ("optimization",))
-        factor_text, factor = _shown(load / 50)
+        factor_text, factor = shown(load / 50)
         calculations.append(f"{load_text}% / 50% = {factor_text}, the factor the load must fall by")
         verdict += " " + _lever(factor, factor_text, eff)
     else:
         budget = pick(rng, (25, 40, 50))
         question = f"Specify the model budget: how many MACs per {unit} keep inference under {budget}% of the CPU on this part?"
-        max_text, _ = _shown(Fraction(budget, 100) * period * mhz * eff / 1000)
+        max_text, _ = shown(Fraction(budget, 100) * period * mhz * eff / 1000)
         calculations.append(
             f"{budget}% * {period} ms * {fmt(mhz)} MHz * {fmt(eff)} = {max_text}M MACs allowed per {unit}"
         )
@@ -492,8 +487,8 @@ def _interval(
     left = need - Fraction(sleep_ua, 1000)
     if left <= 0:
         return f" The {sleep_ua} uA sleep floor alone is over that: only a lower-leakage sleep mode or a bigger cell helps."
-    left_text, left = _shown(left, 3)
-    _, gap = _shown(Fraction(active_ma * burst_ms) / left, 3)
+    left_text, left = shown(left, 3)
+    _, gap = shown(Fraction(active_ma * burst_ms) / left, 3)
     calculations += [
         f"{need_text} mA - {sleep_ua} uA = {left_text} mA for the bursts",
         f"{active_ma} mA * {burst_ms} ms / {left_text} mA = {prose(gap)} ms, the shortest wake interval",
@@ -553,10 +548,10 @@ def battery_life(rng: random.Random, tables: Tables, track: str, level: str) -> 
         ),
     )
     period_ms = every_s * 1000
-    duty_text, duty = _shown(Fraction(active_ma) * burst_ms / period_ms, 3)
-    avg_text, avg = _shown(duty + Fraction(sleep_ua, 1000), 3)
-    hours_text, hours = _shown(mah / avg, 3)
-    days_text, days = _shown(hours / 24, 3)
+    duty_text, duty = shown(Fraction(active_ma) * burst_ms / period_ms, 3)
+    avg_text, avg = shown(duty + Fraction(sleep_ua, 1000), 3)
+    hours_text, hours = shown(mah / avg, 3)
+    days_text, days = shown(hours / 24, 3)
     calculations = [
         f"{active_ma} mA * {burst_ms} ms / {prose(period_ms)} ms = {duty_text} mA from the active bursts",
         f"{duty_text} mA + {sleep_ua} uA = {avg_text} mA average",
@@ -584,11 +579,11 @@ def battery_life(rng: random.Random, tables: Tables, track: str, level: str) -> 
         zone_, bloom = zone(rng, level, ("analyze",))
     elif level == "L4" and rng.random() < 0.5:
         question = "Marketing wants twice the battery life. Which single change gets there most cheaply?"
-        half_text, half = _shown(avg / 2, 3)
+        half_text, half = shown(avg / 2, 3)
         calculations.append(f"{avg_text} mA / 2 = {half_text} mA average for twice the life")
         if sleep_ma < half:
-            left_text, left = _shown(half - sleep_ma, 3)
-            ratio_text, _ = _shown(duty / left, 3)
+            left_text, left = shown(half - sleep_ma, 3)
+            ratio_text, _ = shown(duty / left, 3)
             calculations += [
                 f"{half_text} mA - {sleep_ua} uA = {left_text} mA left for the bursts",
                 f"{duty_text} mA / {left_text} mA = {ratio_text}, the factor the bursts must shrink by",
@@ -615,7 +610,7 @@ def battery_life(rng: random.Random, tables: Tables, track: str, level: str) -> 
     elif level == "L5":
         target = pick(rng, (180, 365, 730))
         question = f"Specify the wake interval and burst budget that reach {target} days, with a 20% capacity derating."
-        need_text, need = _shown(Fraction(mah) * Fraction(8, 10) / (target * 24), 3)
+        need_text, need = shown(Fraction(mah) * Fraction(8, 10) / (target * 24), 3)
         calculations.append(f"{prose(mah)} mAh * 0.8 / ({target} * 24 h) = {need_text} mA average allowed")
         verdict += f" Reaching {target} days with 20% derating allows {need_text} mA average." + _interval(
             need, need_text, sleep_ua, active_ma, burst_ms, every_s, calculations
@@ -635,8 +630,8 @@ def battery_life(rng: random.Random, tables: Tables, track: str, level: str) -> 
                 f"per swap, and what is your plan?",
             ),
         )
-        per_year_text, per_year = _shown(Fraction(365) / days, 3)
-        cost_text, _ = _shown(per_year * fleet * visit, 3)
+        per_year_text, per_year = shown(Fraction(365) / days, 3)
+        cost_text, _ = shown(per_year * fleet * visit, 3)
         calculations += [
             f"365 / {prose(days)} = {per_year_text} battery swaps per unit per year",
             f"{per_year_text} * {prose(fleet)} * {visit} = {prose(Fraction(cost_text))} dollars per year in visits",
