@@ -16,6 +16,7 @@ from qbank import __version__, model
 from qbank.finding import Finding, Severity, exit_code
 
 if typing.TYPE_CHECKING:
+    from qbank.export.release import Release
     from qbank.taxonomy import BankSchema
 
 USAGE_ERROR = 2
@@ -136,26 +137,30 @@ def explain(rule: str | None, list_all: bool) -> None:
 
 
 @main.command()
-@click.option("--check", is_flag=True, help="Exit 1 if schema/question.schema.json is not up to date.")
+@click.option("--check", is_flag=True, help="Exit 1 if a schema file is not up to date.")
 def schema(check: bool) -> None:
-    """Write schema/question.schema.json, generated from the question model."""
+    """Write schema/question.schema.json (the editor schema, from the question model) and
+    schema/release.schema.json (the document `qbank export json` writes)."""
+    from qbank.export.release import schema_text
     from qbank.model import json_schema_text
 
     bank, taxonomy = _bank_and_schema()
-    target = bank / "schema" / "question.schema.json"
-    wanted = json_schema_text(taxonomy.topics)
-    current = target.read_text(encoding="utf-8") if target.is_file() else None
-    if check:
-        if current != wanted:
-            click.echo(f"{target}: out of date; run `qbank schema`", err=True)
-            sys.exit(1)
-        click.echo(f"{target}: up to date")
-        return
-    if current != wanted:
-        tmp = target.with_suffix(".json.tmp")
-        tmp.write_text(wanted, encoding="utf-8")
-        os.replace(tmp, target)  # atomic: a reader never sees half a file
-    click.echo(f"wrote {target}")
+    wanted = {
+        bank / "schema" / "question.schema.json": json_schema_text(taxonomy.topics),
+        bank / "schema" / "release.schema.json": schema_text(),
+    }
+    stale = False
+    for target, text in wanted.items():
+        current = target.read_text(encoding="utf-8") if target.is_file() else None
+        if check:
+            stale |= current != text
+            click.echo(f"{target}: {'up to date' if current == text else 'out of date; run `qbank schema`'}")
+        elif current != text:
+            tmp = target.with_suffix(".json.tmp")
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, target)  # atomic: a reader never sees half a file
+            click.echo(f"wrote {target}")
+    sys.exit(1 if stale else 0)
 
 
 @main.command()
@@ -248,6 +253,76 @@ def generate(families: tuple[str, ...], per_cell: int, seed: int, dry_run: bool,
     click.echo(
         f"{verb} {len(run.written)} questions; dropped {run.dropped} drafts that read like another question"
     )
+
+
+@main.group()
+def export() -> None:
+    """Export the released questions: JSON, SQLite, a static study site, an Anki deck.
+
+    Released: status published, the file validates, and the audit finds no error in it.
+    """
+
+
+def _out_option(metavar: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    return click.option(
+        "--out", required=True, metavar=metavar, type=click.Path(path_type=Path), help="Where to write."
+    )
+
+
+@export.command("json")
+@_out_option("FILE")
+def export_json(out: Path) -> None:
+    """One JSON document (schema/release.schema.json), sorted by id, with content hashes."""
+    from qbank.export import release
+
+    _export(lambda r: release.write_json(r, out), out)
+
+
+@export.command("sqlite")
+@_out_option("FILE")
+def export_sqlite(out: Path) -> None:
+    """A SQLite file: questions, tags, taxonomy, and an FTS5 index (questions_fts)."""
+    from qbank.export import sqlite
+
+    _export(lambda r: sqlite.write(r, out), out)
+
+
+@export.command("site")
+@_out_option("DIR")
+def export_site(out: Path) -> None:
+    """A static study site that works offline from its folder: open DIR/index.html."""
+    from qbank.export import site
+
+    _export(lambda r: site.build(r, out), out / "index.html")
+
+
+@export.command("anki")
+@_out_option("FILE.apkg")
+def export_anki(out: Path) -> None:
+    """An Anki deck for spaced repetition; re-importing a newer deck updates the notes."""
+    from qbank.export import anki
+
+    _export(lambda r: anki.write(r, out), out)
+
+
+def _export(write: Callable[[Release], object], shown: Path) -> None:
+    """Audit the bank, select the release, write it; say what was released and what withheld."""
+    from qbank import engine
+    from qbank.export import files, release
+
+    bank, schema = _bank_and_schema()
+    try:
+        report = engine.audit(engine.Settings(), bank, _progress("text"))
+        chosen = release.select(report, bank, schema.topic_groups)
+        write(chosen)
+    except (engine.UsageError, files.OutputError) as exc:
+        raise click.UsageError(str(exc)) from None
+    except OSError as exc:  # a folder that cannot be written, a full disk: the output's fault
+        raise click.UsageError(f"cannot write {exc.filename or shown}: {exc.strerror or exc}") from None
+    except Exception:
+        _internal_error()
+    withheld = ", ".join(f"{count} {reason}" for reason, count in chosen.withheld.items()) or "none"
+    click.echo(f"released {len(chosen.entries)} questions (withheld: {withheld}) -> {shown}")
 
 
 def _bank_and_schema() -> tuple[Path, BankSchema]:

@@ -62,6 +62,7 @@ class Report:
     findings: list[Finding]
     summary: Summary
     notes: list[str] = field(default_factory=list)
+    records: list[Record] = field(default_factory=list)  # every file read; exports take the validated ones
 
 
 Progress = Callable[[Sequence[Path]], Iterable[Path]]
@@ -107,7 +108,7 @@ def audit(settings: Settings, cwd: Path, progress: Progress = iter) -> Report:
         math=context.math,
         bank_files=len(others),
     )
-    return Report(findings, summary, notes)
+    return Report(findings, summary, notes, records)
 
 
 def _targets(settings: Settings, cwd: Path) -> tuple[Path | None, list[Path]]:

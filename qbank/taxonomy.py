@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -32,10 +33,14 @@ class BankSchema:
     """What the checks need from `schema/`: topics, the words titles may use as written, hardware."""
 
     origin: str  # the folder it came from, or "builtin"
-    topics: frozenset[str]
+    topic_groups: dict[str, tuple[str, ...]]  # as schema/taxonomy.yaml groups them, for readers and exports
     lowercase_words: frozenset[str]
     spellings: dict[str, str]  # lower-cased word -> canonical spelling
     hardware: HardwareTable
+
+    @cached_property  # asked once per question by the topic check
+    def topics(self) -> frozenset[str]:
+        return frozenset(slug for slugs in self.topic_groups.values() for slug in slugs)
 
 
 NO_BANK = "no bank here: no folder with questions/ and schema/ above the working directory"
@@ -86,16 +91,14 @@ def _read(path: Any, parse: Any) -> Any:
         return taxonomy(shown, 1, 1, str(exc))
 
 
-def _parse_topics(data: dict[str, Any]) -> frozenset[str]:
+def _parse_topics(data: dict[str, Any]) -> dict[str, tuple[str, ...]]:
     groups = data.get("topics")
     if not isinstance(groups, dict) or not groups:
         raise ValueError("expected `topics:` mapping competency areas to lists of topic slugs")
-    topics: set[str] = set()
     for area, slugs in groups.items():
         if not isinstance(slugs, list) or not all(isinstance(s, str) and _SLUG.fullmatch(s) for s in slugs):
             raise ValueError(f"topics.{area} must be a list of lower-case slugs")
-        topics.update(slugs)
-    return frozenset(topics)
+    return {str(area): tuple(slugs) for area, slugs in groups.items()}
 
 
 def _parse_title_words(data: dict[str, Any]) -> tuple[frozenset[str], dict[str, str]]:

@@ -151,12 +151,13 @@ def test_rules_have_unique_stable_codes_and_kebab_names() -> None:
         assert r.name == r.name.lower() and " " not in r.name and "_" not in r.name
 
 
-def test_schema_check_detects_drift(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", ["question.schema.json", "release.schema.json"])
+def test_schema_check_detects_drift(tmp_path: Path, name: str) -> None:
     bank = tmp_path / "bank"
     (bank / "questions").mkdir(parents=True)
     shutil.copytree(REPO / "schema", bank / "schema")
     assert run_cli("schema", "--check", cwd=bank).exit_code == 0
-    target = bank / "schema" / "question.schema.json"
+    target = bank / "schema" / name
     target.write_text(target.read_text().replace('"title"', '"titel"', 1))
     assert run_cli("schema", "--check", cwd=bank).exit_code == 1
     assert run_cli("schema", cwd=bank).exit_code == 0
@@ -258,3 +259,34 @@ def test_job_summary_stays_under_githubs_limit(many_files: Path, monkeypatch: py
     table = reporters.github_step_summary(report)
     assert table.count("QB005 not-mapping") == 50
     assert f"… and {PROGRESS_MIN_FILES - 50} more findings" in table
+
+
+@pytest.mark.parametrize(
+    ("kind", "out"), [("json", "r.json"), ("sqlite", "r.sqlite"), ("anki", "r.apkg"), ("site", "site")]
+)
+def test_export_says_what_it_released_and_withheld(tmp_path: Path, kind: str, out: str) -> None:
+    from tests.export.conftest import write_bank
+
+    bank = write_bank(tmp_path / "bank")
+    result = run_cli("export", kind, "--out", str(tmp_path / out), cwd=bank)
+    assert result.exit_code == 0, result.output
+    assert (
+        "released 5 questions (withheld: 1 does not validate, 1 has errors, 1 status draft)" in result.output
+    )
+    assert (tmp_path / out).exists()
+
+
+def test_export_needs_a_bank(tmp_path: Path) -> None:
+    result = run_cli("export", "json", "--out", str(tmp_path / "r.json"), cwd=tmp_path)
+    assert result.exit_code == 2 and "no bank here" in result.output
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_export_to_an_unwritable_place_is_a_usage_error(tmp_path: Path) -> None:
+    from tests.export.conftest import write_bank
+
+    bank = write_bank(tmp_path / "bank")
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    result = run_cli("export", "json", "--out", str(blocker / "r.json"), cwd=bank)
+    assert result.exit_code == 2 and "cannot write" in result.output and "internal error" not in result.output

@@ -1,0 +1,81 @@
+"""Build an N-question bank of realistic shape from `questions/`, for benchmarks (run by hand).
+
+`.venv/bin/python benchmarks/make_bank.py N DEST` writes DEST/schema (a copy of ours) and
+DEST/questions with N files: the bank's own first, then variants. A variant is a copy of one
+question (so its napkin math, options and `verify:` claims still hold) that takes its title, scenario
+and question from three other questions of the same track, and gets a fresh id. Texts stay realistic in
+length and vocabulary without being copies of one another. Deterministic for a given N and seed.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load_bank(root: Path = ROOT) -> list[dict[str, Any]]:
+    files = sorted((root / "questions").rglob("*.yaml"))
+    return [yaml.load(f.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader) for f in files]
+
+
+def variants(bank: list[dict[str, Any]], n: int, seed: int = 1) -> list[dict[str, Any]]:
+    """The bank's questions, then variants of them, n in all."""
+    rng = random.Random(seed)
+    by_track: dict[str, list[dict[str, Any]]] = {}
+    for question in bank:
+        by_track.setdefault(question["track"], []).append(question)
+    out = list(bank[:n])
+    while len(out) < n:
+        base = rng.choice(bank)
+        title_from, scenario_from, question_from = rng.sample(by_track[base["track"]], 3)
+        out.append(
+            {
+                **base,
+                "id": f"{base['id']}-v{len(out)}",
+                "title": title_from["title"],
+                "scenario": scenario_from["scenario"],
+                "question": question_from.get("question", base.get("question")),
+            }
+        )
+    return out
+
+
+class _Dumper(yaml.CSafeDumper):
+    """Quotes strings that a YAML 1.2 loader would read as numbers (PyYAML's 1.1 rules leave
+    `1e-07` bare)."""
+
+
+_NUMBER = re.compile(r"[-+]?(\.\d+|\d+\.?\d*)([eE][-+]?\d+)?")
+_Dumper.add_representer(
+    str,
+    lambda dumper, s: dumper.represent_scalar(
+        "tag:yaml.org,2002:str", s, style="'" if _NUMBER.fullmatch(s) else None
+    ),
+)
+
+
+def write_bank(questions: list[dict[str, Any]], dest: Path, root: Path = ROOT) -> None:
+    shutil.copytree(root / "schema", dest / "schema", dirs_exist_ok=True)
+    for question in questions:
+        folder = dest / "questions" / question["track"] / question["competency_area"]
+        folder.mkdir(parents=True, exist_ok=True)
+        text = yaml.dump(question, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+        (folder / f"{question['id']}.yaml").write_text(text, encoding="utf-8")
+
+
+def main() -> None:
+    n, dest = int(sys.argv[1]), Path(sys.argv[2])
+    write_bank(variants(load_bank(), n), dest)
+    print(f"wrote {n} questions under {dest}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+// A question page: progress marks in localStorage, keyboard shortcuts, and KaTeX for math.
+(function () {
+  "use strict";
+  var KEY = "qbank-progress";
+  var LABEL = { seen: "Seen", "got-it": "Got it", review: "Review again" };
+  var id = document.querySelector("article[data-id]").dataset.id;
+  var buttons = Array.prototype.slice.call(document.querySelectorAll("button[data-mark]"));
+  var status = document.getElementById("status");
+  var badge = document.getElementById("mark");
+
+  function load() {
+    try {
+      return JSON.parse(localStorage.getItem(KEY) || "{}") || {};
+    } catch (e) {
+      return {};
+    }
+  }
+
+  function save(marks) {
+    try {
+      localStorage.setItem(KEY, JSON.stringify(marks));
+    } catch (e) {
+      status.textContent = "Progress cannot be saved in this browser.";
+    }
+  }
+
+  function show(mark) {
+    buttons.forEach(function (button) {
+      button.setAttribute("aria-pressed", String(button.dataset.mark === mark));
+    });
+    badge.hidden = !mark;
+    badge.className = "badge mark-" + mark;
+    badge.textContent = LABEL[mark] || "";
+  }
+
+  function mark(value) {
+    var marks = load();
+    marks[id] = marks[id] === value ? "seen" : value; // pressing a pressed button takes the mark back
+    save(marks);
+    show(marks[id]);
+    status.textContent = "Marked: " + LABEL[marks[id]].toLowerCase();
+  }
+
+  var marks = load();
+  if (!marks[id]) {
+    marks[id] = "seen";
+    save(marks);
+  }
+  show(marks[id]);
+  buttons.forEach(function (button) {
+    button.addEventListener("click", function () {
+      mark(button.dataset.mark);
+    });
+  });
+
+  function toggle(detailsId) {
+    var details = document.getElementById(detailsId);
+    if (!details) return;
+    details.open = !details.open;
+    details.querySelector("summary").focus();
+  }
+
+  function go(rel) {
+    var link = document.getElementById(rel);
+    if (link) location.href = link.href;
+  }
+
+  var KEYS = {
+    a: function () { toggle("answer"); },
+    m: function () { toggle("mistake"); },
+    n: function () { toggle("napkin"); },
+    g: function () { mark("got-it"); },
+    r: function () { mark("review"); },
+    ArrowLeft: function () { go("prev"); },
+    ArrowRight: function () { go("next"); },
+    "/": function () { location.href = "../index.html"; },
+  };
+  document.addEventListener("keydown", function (event) {
+    var action = KEYS[event.key];
+    var typing = /^(INPUT|SELECT|TEXTAREA)$/.test(document.activeElement.tagName);
+    if (!action || typing || event.ctrlKey || event.metaKey || event.altKey || event.shiftKey) return;
+    event.preventDefault();
+    action();
+  });
+
+  if (window.katex) {
+    Array.prototype.forEach.call(document.querySelectorAll(".math"), function (element) {
+      window.katex.render(element.textContent, element, {
+        displayMode: element.dataset.display === "true",
+        throwOnError: false, // a formula KaTeX cannot parse shows as red source text, not a broken page
+      });
+    });
+  }
+})();

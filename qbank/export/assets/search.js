@@ -1,0 +1,131 @@
+// The index page: instant search and filters over window.QBANK (assets/index.js).
+// Data comes in a script file, not fetch(), because fetch is blocked on file:// pages
+// (research/ecosystem.md §6.3). Text reaches the page only through textContent, never innerHTML.
+(function () {
+  "use strict";
+  var KEY = "qbank-progress";
+  var LIMIT = 200; // rendering more rows than a page shows only slows typing down
+  var COLUMN = { track: 2, level: 3, zone: 4, area: 5, topic: 6 };
+  var LABEL = { seen: "seen", "got-it": "got it", review: "review again" };
+  var rows = window.QBANK.questions;
+  var query = document.getElementById("q");
+  var results = document.getElementById("results");
+  var count = document.getElementById("count");
+  var selects = Array.prototype.slice.call(document.querySelectorAll("select[data-facet]"));
+
+  function progress() {
+    try {
+      return JSON.parse(localStorage.getItem(KEY) || "{}") || {};
+    } catch (e) {
+      return {};
+    }
+  }
+
+  function matches(row, words, chosen, marks) {
+    for (var facet in chosen) {
+      if (facet === "progress") {
+        var mark = marks[row[0]] || "unseen";
+        if (mark !== chosen.progress) return false;
+      } else if (row[COLUMN[facet]] !== chosen[facet]) {
+        return false;
+      }
+    }
+    for (var i = 0; i < words.length; i++) {
+      if (row[7].indexOf(words[i]) < 0) return false;
+    }
+    return true;
+  }
+
+  function item(row, mark) {
+    var li = document.createElement("li");
+    var link = document.createElement("a");
+    link.href = "q/" + encodeURIComponent(row[0]) + ".html";
+    link.textContent = row[1];
+    var meta = document.createElement("span");
+    meta.className = "meta";
+    meta.textContent = [row[2], row[3], row[4], row[6]].join(" · ");
+    li.appendChild(link);
+    li.appendChild(meta);
+    if (mark) {
+      var badge = document.createElement("span");
+      badge.className = "badge mark-" + mark;
+      badge.textContent = LABEL[mark] || mark;
+      li.appendChild(badge);
+    }
+    return li;
+  }
+
+  function state() {
+    var chosen = {};
+    selects.forEach(function (select) {
+      if (select.value) chosen[select.dataset.facet] = select.value;
+    });
+    return chosen;
+  }
+
+  function update() {
+    var words = query.value.toLowerCase().split(/\s+/).filter(Boolean);
+    var chosen = state();
+    var marks = progress();
+    var hits = rows.filter(function (row) {
+      return matches(row, words, chosen, marks);
+    });
+    var list = document.createDocumentFragment();
+    hits.slice(0, LIMIT).forEach(function (row) {
+      list.appendChild(item(row, marks[row[0]]));
+    });
+    results.replaceChildren(list);
+    var noun = hits.length === 1 ? " question" : " questions";
+    count.textContent = hits.length + noun + (hits.length > LIMIT ? ", the first " + LIMIT + " shown" : "");
+    saveHash(words.length ? query.value : "", chosen);
+  }
+
+  function saveHash(text, chosen) {
+    var params = new URLSearchParams();
+    if (text) params.set("q", text);
+    Object.keys(chosen).forEach(function (facet) {
+      params.set(facet, chosen[facet]);
+    });
+    var hash = params.toString();
+    if (location.hash.slice(1) !== hash) history.replaceState(null, "", hash ? "#" + hash : location.pathname);
+  }
+
+  function loadHash() {
+    var params = new URLSearchParams(location.hash.slice(1));
+    query.value = params.get("q") || "";
+    selects.forEach(function (select) {
+      var wanted = params.get(select.dataset.facet) || "";
+      var known = Array.prototype.some.call(select.options, function (o) {
+        return o.value === wanted;
+      });
+      select.value = known ? wanted : "";
+    });
+  }
+
+  query.addEventListener("input", update);
+  selects.forEach(function (select) {
+    select.addEventListener("change", update);
+  });
+  document.getElementById("search").addEventListener("submit", function (event) {
+    event.preventDefault();
+    var first = results.querySelector("a");
+    if (first) first.focus();
+  });
+  document.getElementById("search").addEventListener("reset", function () {
+    setTimeout(update, 0); // after the form has cleared its fields
+  });
+  document.addEventListener("keydown", function (event) {
+    var typing = /^(INPUT|SELECT|TEXTAREA)$/.test(document.activeElement.tagName);
+    if (event.key === "/" && !typing && !event.ctrlKey && !event.metaKey && !event.altKey) {
+      event.preventDefault();
+      query.focus();
+    }
+  });
+  window.addEventListener("hashchange", function () {
+    loadHash();
+    update();
+  });
+  window.addEventListener("pageshow", update); // back from a question page: show its new mark
+  loadHash();
+  update();
+})();

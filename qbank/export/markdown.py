@@ -1,0 +1,92 @@
+"""Question prose as HTML: CommonMark, raw HTML escaped, no images, math kept for KaTeX or Anki.
+
+CommonMark matters for the napkin-math format: `**Assumptions:**` followed by a list on the next
+line is a list in CommonMark, one run-on paragraph in Python-Markdown (research/ecosystem.md §6.1).
+`html: False` turns any tag in a question into text; markdown-it refuses `javascript:` links;
+images are off, because an image would make an offline study page fetch from the network.
+
+Math: `\\(..\\)` and `$..$` inline, `\\[..\\]` and `$$..$$` display. The corpus writes money with `$`
+(`$2/GPU-hour = $40`), so a single `$` opens math only as pandoc's rule has it (a non-space after
+the opening `$`, a non-space before the closing one, no digit after it) and when the text between
+holds TeX (`\\`, `^`, `_` or `{`): `$\\times$` and `$10^{13}$` are math, `$2 and $3` is money.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline
+
+_BRACKETS = (("$$", "$$", True), ("\\[", "\\]", True), ("\\(", "\\)", False))
+_TEX = frozenset("\\^_{")
+MAX_MATH = 2000  # characters: past this it is not a formula, and the text stays as written
+
+
+def _math(state: StateInline, silent: bool) -> bool:
+    src, start = state.src, state.pos
+    for opener, closer, display in _BRACKETS:
+        if src.startswith(opener, start):
+            end = src.find(closer, start + len(opener))
+            if end > start + len(opener):
+                return _push(state, silent, src[start + len(opener) : end], display, end + len(closer))
+            return False
+    if src[start] != "$":
+        return False
+    end = src.find("$", start + 1)
+    tex = src[start + 1 : end]
+    closes = end > start + 1 and not tex[0].isspace() and not tex[-1].isspace()
+    if closes and not src[end + 1 : end + 2].isdigit() and _TEX.intersection(tex):
+        return _push(state, silent, tex, False, end + 1)
+    return False
+
+
+def _push(state: StateInline, silent: bool, tex: str, display: bool, after: int) -> bool:
+    if len(tex) > MAX_MATH or not tex.strip():
+        return False
+    if not silent:
+        token = state.push("math", "", 0)
+        token.content = tex
+        token.meta = {"display": display}
+    state.pos = after
+    return True
+
+
+def for_site(tex: str, display: bool) -> str:
+    """A span the site's script typesets with KaTeX; its text is the TeX, escaped."""
+    return f'<span class="math" data-display="{str(display).lower()}">{html.escape(tex)}</span>'
+
+
+def for_anki(tex: str, display: bool) -> str:
+    """Anki typesets `\\(..\\)` and `\\[..\\]` itself (MathJax)."""
+    return f"\\[{html.escape(tex)}\\]" if display else f"\\({html.escape(tex)}\\)"
+
+
+Render = Callable[[str], str]
+escape = html.escape
+
+
+# A line that opens a section of the bank's formats: `**Calculations:**`, `2. **Conclusion:**`.
+_SECTION = re.compile(r"\n(?=[ \t]*(?:\d+[.)][ \t]+)?\*\*[^*\n]+\*\*)")
+
+
+def sections(text: str) -> str:
+    """Put a blank line before each section marker. The formats write markers on the line after a
+    list item (`- last assumption` then `**Calculations:**`), which CommonMark reads as more of that
+    item, and write `**The Pitfall:**`/`**The Rationale:**` on consecutive lines, one paragraph."""
+    return _SECTION.sub("\n\n", text)
+
+
+def renderer(math: Callable[[str, bool], str] = for_site) -> Render:
+    """A function from question prose to safe HTML."""
+    md = MarkdownIt("commonmark", {"html": False}).disable("image")
+    md.inline.ruler.before("escape", "math", _math)
+
+    def render_math(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+        return math(tokens[idx].content, tokens[idx].meta["display"])
+
+    md.add_render_rule("math", render_math)
+    return lambda text: md.render(sections(text))

@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+import shutil
+import zipfile
+from pathlib import Path
+
+import genanki
+import pytest
+from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
+
+from qbank.export import anki
+from tests.export.conftest import RELEASED, release_of
+
+
+def _import(collection: Collection, package: Path) -> None:
+    options = ImportAnkiPackageOptions(with_scheduling=False, with_deck_configs=False)
+    collection.import_anki_package(ImportAnkiPackageRequest(package_path=str(package), options=options))
+
+
+def test_anki_imports_the_deck_and_updates_it_in_place(
+    tmp_path: Path, bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Anki's own backend reads the deck; a newer deck updates notes instead of adding copies."""
+    deck = tmp_path / "deck.apkg"
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    anki.write(release_of(bank), deck)
+    collection = Collection(str(tmp_path / "collection.anki2"))
+    try:
+        _import(collection, deck)
+        assert collection.note_count() == len(RELEASED)
+        note = collection.get_note(collection.find_notes("zeppelin")[0])
+        assert note["Id"] == "edge-202611-e001" and note.guid == genanki.guid_for("edge-202611-e001")
+        assert set(note.tags) >= {"edge", "L3", "diagnosis", "precision", "mixed-precision-training"}
+        hostile = collection.get_note(collection.find_notes("Id:cloud-202611-e002")[0])
+        assert "&lt;script&gt;" in hostile["Scenario"] and "<script>" not in hostile["Scenario"]
+        assert (
+            "<b>Correct option: B</b>"
+            in collection.get_note(collection.find_notes("Id:cloud-202611-e004")[0])["Answer"]
+        )
+
+        newer = tmp_path / "newer"
+        shutil.copytree(bank, newer)
+        edited = newer / "questions" / "edge" / "precision" / "edge-202611-e001.yaml"
+        edited.write_text(edited.read_text().replace("A zeppelin fleet", "A blimp fleet"))
+        monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767229200")  # an hour later
+        anki.write(release_of(newer), deck)
+        _import(collection, deck)
+        assert collection.note_count() == len(RELEASED)
+        updated = collection.get_note(collection.find_notes("Id:edge-202611-e001")[0])
+        assert updated.id == note.id and "A blimp fleet" in updated["Scenario"]
+    finally:
+        collection.close()
+
+
+def test_math_is_left_for_anki_and_l6_plus_is_a_valid_tag(bank: Path) -> None:
+    chosen = release_of(bank)
+    math = next(e for e in chosen.entries if e.id == "cloud-202611-e003")
+    note = anki._note(math.question, anki._model(), anki.markdown.renderer(anki.markdown.for_anki))
+    assert "\\(2^{-24}\\)" in note.fields[3] and "\\[2^{-24}" in note.fields[6]
+    lifted = math.question.model_copy(update={"level": "L6+"})
+    assert "L6plus" in anki._tags(lifted)
+
+
+def test_same_release_same_bytes_with_source_date_epoch(
+    tmp_path: Path, bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    chosen = release_of(bank)
+    anki.write(chosen, tmp_path / "a.apkg")
+    anki.write(chosen, tmp_path / "b.apkg")
+    assert (tmp_path / "a.apkg").read_bytes() == (tmp_path / "b.apkg").read_bytes()
+    assert zipfile.ZipFile(tmp_path / "a.apkg").namelist() == ["collection.anki2", "media"]
