@@ -136,7 +136,7 @@ def bank(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 # --- headless Chromium ------------------------------------------------------------------------
 
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = Path(os.environ.get("QBANK_CHROMIUM") or "/usr/bin/chromium")  # Debian's package
 # research/ecosystem.md §7: Debian's Chromium, no Playwright browser download; without the
 # background-networking flags Chromium tries to reach Google's hosts at every start.
 CHROMIUM_ARGS = [
@@ -152,7 +152,7 @@ CHROMIUM_ARGS = [
 
 def _missing_browser() -> str | None:
     if not CHROMIUM.exists():
-        return f"{CHROMIUM} not found (Debian package chromium; .ci/run installs it)"
+        return f"{CHROMIUM} not found (Debian package chromium, or set QBANK_CHROMIUM; .ci/run does)"
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
