@@ -97,8 +97,11 @@ def test_reveal_shows_the_answer_mistake_and_napkin_math(
     page = watched.open(built / "q" / "cloud-202611-e004.html")
     answer = page.locator("#answer")
     assert not answer.locator("p.correct").is_visible()
+    weight = "getComputedStyle(document.getElementById('option-1')).fontWeight"
+    assert page.evaluate(weight) == "400"  # the right option is not given away
     page.click("#answer summary")
     assert answer.locator("p.correct").inner_text() == "Correct option: B"
+    assert page.evaluate(weight) == "600"
     assert answer.get_by_text("dynamic loss scaling keeps them representable").is_visible()
     page.keyboard.press("n")  # the napkin math, from the keyboard
     assert page.locator("#napkin").get_by_text("Calculations:").is_visible()
