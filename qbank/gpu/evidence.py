@@ -1,0 +1,64 @@
+"""Evidence records: one JSON object per probe run, appended to
+`evidence/gpu/<device_class>/<probe_id>.jsonl` and committed, so an audit without a GPU can
+resolve device claims against what a real device did (research/fp16-gpu.md §4.3-4.4).
+
+A record holds the device (name, compute capability, class), driver and CUDA versions, library
+versions, numerics settings, inputs and outputs as hex bit patterns, the CPU reference, controls,
+verdict and UTC time: never a hostname or a GPU UUID.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from pathlib import Path
+from typing import Any
+
+from qbank.gpu.probes import Probe
+
+SCHEMA = 1
+
+
+def record(probe: Probe, info: dict[str, Any], result: dict[str, Any], now: datetime.datetime) -> dict[str, Any]:
+    settings = {**info.get("settings", {}), **result.pop("settings", {})}
+    return {
+        "schema": SCHEMA,
+        "probe_id": probe.id,
+        "probe_sha256": probe.sha256,
+        "kind": probe.kind,
+        "dtype": probe.dtype,
+        "op": probe.op,
+        "op_path": probe.op_path,
+        "timestamp_utc": now.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        **{key: value for key, value in info.items() if key != "settings"},
+        "settings": settings,
+        **result,
+    }
+
+
+def path_for(root: Path, device_class: str, probe_id: str) -> Path:
+    return root / device_class / f"{probe_id}.jsonl"
+
+
+def append(root: Path, rec: dict[str, Any]) -> Path:
+    """Add one line; earlier runs stay, so the history of a probe on a device class is kept."""
+    target = path_for(root, rec["device"]["device_class"], rec["probe_id"])
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(rec, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n")
+    return target
+
+
+def read(root: Path) -> list[dict[str, Any]]:
+    """Every record under `root`; a line that is not a JSON object is skipped with no error here
+    (the audit reports unreadable evidence itself)."""
+    records = []
+    for file in sorted(root.glob("*/*.jsonl")):
+        for line in file.read_text(encoding="utf-8").splitlines():
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(rec, dict):
+                records.append(rec)
+    return records
