@@ -9,6 +9,7 @@ import traceback
 import typing
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -387,7 +388,7 @@ def gpu_probe(probe_ids: tuple[str, ...], out: Path, backend: str) -> None:
     sys.exit(1 if skipped and backend == "cuda" else 0)
 
 
-def _gpu_backend(name: str) -> object:
+def _gpu_backend(name: str) -> Any:
     from qbank.gpu.backends import CpuBackend, Unavailable
 
     if name == "cpu":

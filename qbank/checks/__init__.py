@@ -7,7 +7,18 @@ RECORD_CHECKS on each loaded file, BANK_CHECKS once over all of them.
 
 from __future__ import annotations
 
-from qbank.checks import arithmetic, bank, classification, hardware, markers, numeric, options, similar, text
+from qbank.checks import (
+    arithmetic,
+    bank,
+    classification,
+    device,
+    hardware,
+    markers,
+    numeric,
+    options,
+    similar,
+    text,
+)
 
 RECORD_CHECKS = (
     bank.check_topic,
@@ -15,6 +26,8 @@ RECORD_CHECKS = (
     arithmetic.check_math,
     hardware.check_hardware_constants,
     numeric.check_claims,
+    device.refuted,
+    device.unverified,
 )
 BANK_CHECKS = (bank.check_duplicate_ids, similar.check_near_duplicates)
-FAMILIES = (text, markers, options, classification, bank, similar, arithmetic, hardware, numeric)
+FAMILIES = (text, markers, options, classification, bank, similar, arithmetic, hardware, numeric, device)

@@ -38,11 +38,17 @@ def check_claims(record: Record, context: Context) -> Iterator[Finding]:
     question = record.question
     if record.tombstone or question is None or not question.verify:
         return
+    from qbank.numerics.claims import DEVICE_KINDS
+
+    if all(claim.kind in DEVICE_KINDS for claim in question.verify):
+        return  # device claims are resolved against GPU evidence (qbank/checks/device.py)
     from qbank.numerics import verify  # numpy and ml_dtypes load only for questions with claims
 
     refused = verify.flushes_subnormals()
     for index, claim in enumerate(question.verify):
         problem: str | None
+        if claim.kind in DEVICE_KINDS:
+            continue
         if refused:
             problem = (
                 "not checked: this process flushes subnormals to zero (FTZ/DAZ), so results would be wrong"

@@ -37,7 +37,8 @@ def to_bits(values: Any, dtype: str) -> list[int]:
 
 def is_subnormal(bits: int, dtype: str) -> bool:
     value = to_values([bits], dtype)[0].astype(np.float64)
-    return bool(value != 0 and abs(value) < float(ml_dtypes.finfo(DTYPES[dtype]).smallest_normal))
+    smallest = float(ml_dtypes.finfo(DTYPES[dtype]).smallest_normal)  # type: ignore[no-untyped-call]
+    return bool(value != 0 and abs(value) < smallest)
 
 
 def _flush(bits: list[int], dtype: str) -> list[int]:
@@ -96,7 +97,9 @@ class CpuBackend:
         return reference_matmul(dtype, a, b), []
 
     def cast_fp8(self, values: list[float]) -> list[int]:
-        return [int(v) for v in np.array(values, dtype=np.float32).astype(ml_dtypes.float8_e4m3fn).view(np.uint8)]
+        return [
+            int(v) for v in np.array(values, dtype=np.float32).astype(ml_dtypes.float8_e4m3fn).view(np.uint8)
+        ]
 
 
 def _libs() -> dict[str, str | None]:

@@ -53,7 +53,12 @@ def ptx_source(dtype: str, op: str, ftz: bool, target: str) -> str:
     """The probe kernel: out[i] = a[i] op b[i], with the one instruction under test."""
     if dtype == "float32":
         instruction = f"{op}{'.ftz' if ftz else ''}.f32 %f3, %f1, %f2;"
-        body = ["ld.global.f32 %f1, [%rd5];", "ld.global.f32 %f2, [%rd6];", instruction, "st.global.f32 [%rd7], %f3;"]
+        body = [
+            "ld.global.f32 %f1, [%rd5];",
+            "ld.global.f32 %f2, [%rd6];",
+            instruction,
+            "st.global.f32 [%rd7], %f3;",
+        ]
         return _PTX.format(target=target, size=4, body="\n".join(f"    {line}" for line in body))
     loads = ["ld.global.b16 %h1, [%rd5];", "ld.global.b16 %h2, [%rd6];"]
     if dtype == "bfloat16" and ftz:
@@ -152,7 +157,11 @@ class CudaBackend:
 
     def matmul(self, dtype: str, a: Any, b: Any, reduced: bool) -> tuple[Any, list[str]]:
         torch = self.torch
-        flag = "allow_fp16_reduced_precision_reduction" if dtype == "float16" else "allow_bf16_reduced_precision_reduction"
+        flag = (
+            "allow_fp16_reduced_precision_reduction"
+            if dtype == "float16"
+            else "allow_bf16_reduced_precision_reduction"
+        )
         before = getattr(torch.backends.cuda.matmul, flag)
         setattr(torch.backends.cuda.matmul, flag, reduced)
         try:

@@ -19,11 +19,14 @@ from qbank.gpu.probes import Probe
 SCHEMA = 1
 
 
-def record(probe: Probe, info: dict[str, Any], result: dict[str, Any], now: datetime.datetime) -> dict[str, Any]:
+def record(
+    probe: Probe, info: dict[str, Any], result: dict[str, Any], now: datetime.datetime
+) -> dict[str, Any]:
     settings = {**info.get("settings", {}), **result.pop("settings", {})}
     return {
         "schema": SCHEMA,
         "probe_id": probe.id,
+        "probe_version": probe.version,
         "probe_sha256": probe.sha256,
         "kind": probe.kind,
         "dtype": probe.dtype,

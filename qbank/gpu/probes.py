@@ -16,8 +16,10 @@ Verdicts: ftz probes `preserve`, `flush` or `mixed`; the accumulate probe the ac
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import inspect
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -38,12 +40,17 @@ class Probe:
     op_path: str  # ptx, torch_eager, torch_compile, tensor_core
     run: Callable[[Any, Probe], dict[str, Any]]
     doc: str
+    # Bump when a probe's cases or logic change: evidence from another version is stale.
+    version: int = 1
 
     @property
     def sha256(self) -> str:
-        """Changes when the probe's code or cases change: older evidence then counts as stale."""
-        text = inspect.getsource(self.run) + repr((self.id, self.kind, self.dtype, self.op, self.op_path))
-        return hashlib.sha256(text.encode()).hexdigest()
+        """A fingerprint of the probe's code and cases, recorded for reviewers (`ast.dump` differs
+        between Python versions, so freshness goes by `version`, not by this)."""
+        code = ast.dump(ast.parse(textwrap.dedent(inspect.getsource(self.run))))
+        data = (self.id, self.kind, self.dtype, self.op, self.op_path, CASES.get((self.dtype, self.op)))
+        extra = (MATMUL.get(self.dtype), FP8_VALUES) if self.op in ("matmul", "cast") else ()
+        return hashlib.sha256((code + repr(data) + repr(extra)).encode()).hexdigest()
 
 
 REGISTRY: dict[str, Probe] = {}
@@ -60,10 +67,26 @@ def probe(pid: str, kind: str, dtype: str, op: str, op_path: str, doc: str) -> C
 # --- cases ------------------------------------------------------------------------------------
 # (a, b, what it tests). Subnormal in, subnormal out; normal in, subnormal out; a normal control.
 CASES: dict[tuple[str, str], list[tuple[int, int, str]]] = {
-    ("float16", "add"): [(0x0001, 0x0001, "subnormal"), (0x0400, 0x8001, "subnormal"), (0x3C00, 0x3C00, "normal")],
-    ("float16", "mul"): [(0x0001, 0x4400, "subnormal"), (0x0800, 0x2C00, "subnormal"), (0x3E00, 0x4000, "normal")],
-    ("bfloat16", "add"): [(0x0001, 0x0001, "subnormal"), (0x0080, 0x8001, "subnormal"), (0x3F80, 0x3F80, "normal")],
-    ("bfloat16", "mul"): [(0x0001, 0x4080, "subnormal"), (0x2000, 0x1F80, "subnormal"), (0x3FC0, 0x4000, "normal")],
+    ("float16", "add"): [
+        (0x0001, 0x0001, "subnormal"),
+        (0x0400, 0x8001, "subnormal"),
+        (0x3C00, 0x3C00, "normal"),
+    ],
+    ("float16", "mul"): [
+        (0x0001, 0x4400, "subnormal"),
+        (0x0800, 0x2C00, "subnormal"),
+        (0x3E00, 0x4000, "normal"),
+    ],
+    ("bfloat16", "add"): [
+        (0x0001, 0x0001, "subnormal"),
+        (0x0080, 0x8001, "subnormal"),
+        (0x3F80, 0x3F80, "normal"),
+    ],
+    ("bfloat16", "mul"): [
+        (0x0001, 0x4080, "subnormal"),
+        (0x2000, 0x1F80, "subnormal"),
+        (0x3FC0, 0x4000, "normal"),
+    ],
     ("float32", "add"): [
         (0x00000001, 0x00000001, "subnormal"),
         (0x00800000, 0x80000001, "subnormal"),
@@ -76,7 +99,11 @@ CASES: dict[tuple[str, str], list[tuple[int, int, str]]] = {
     ],
     # exp2(-140) = 2^-140 and exp2(-133) = 2^-133 are fp32 subnormals; exp2(3) = 8. Inductor compiles
     # libdevice with flush-to-zero (pytorch/pytorch#125557), so this is where torch.compile may flush.
-    ("float32", "exp2"): [(0xC30C0000, 0, "subnormal"), (0xC3050000, 0, "subnormal"), (0x40400000, 0, "normal")],
+    ("float32", "exp2"): [
+        (0xC30C0000, 0, "subnormal"),
+        (0xC3050000, 0, "subnormal"),
+        (0x40400000, 0, "normal"),
+    ],
 }
 
 
@@ -120,7 +147,9 @@ def _ftz_verdict(cases: list[dict[str, Any]], controls: dict[str, str]) -> str:
     return "mixed"
 
 
-def _controls(cases: list[dict[str, Any]], positive: list[dict[str, Any]], sentinel_ok: bool) -> dict[str, str]:
+def _controls(
+    cases: list[dict[str, Any]], positive: list[dict[str, Any]], sentinel_ok: bool
+) -> dict[str, str]:
     normal = all(c["class"] == "ieee" for c in cases if c["tests"] == "normal")
     flushed = all(c["class"] == "flushed" for c in positive if c["tests"] == "subnormal")
     return {
@@ -161,7 +190,12 @@ def _torch_probe(backend: Any, p: Probe) -> dict[str, Any]:
     cases = _cases(p.dtype, p.op, out)
     positive, _ = _positive_control(backend, p.dtype, p.op)
     controls = _controls(cases, positive, sentinel_ok=True)  # a fresh tensor: the normal case proves the run
-    return {"cases": cases, "control_cases": positive, "controls": controls, "verdict": _ftz_verdict(cases, controls)}
+    return {
+        "cases": cases,
+        "control_cases": positive,
+        "controls": controls,
+        "verdict": _ftz_verdict(cases, controls),
+    }
 
 
 def _sentinel(dtype: str) -> int:
@@ -267,16 +301,24 @@ def _accumulate_probe(backend: Any, p: Probe) -> dict[str, Any]:
     a[0, :32], a[0, 32:], a[1] = 2048.0, -2048.0, np.arange(1, 65)
     b = np.ones((64, 16))
     half = a.astype(np.float16), b.astype(np.float16)
-    expect = {acc: repr(float(reference_matmul("float16", *half, accumulate=acc)[0, 0])) for acc in ("float32", "float16")}
+    expect = {
+        acc: repr(float(reference_matmul("float16", *half, accumulate=acc)[0, 0]))
+        for acc in ("float32", "float16")
+    }
     runs, kernels = {}, []
     for reduced in (True, False):
         out, names = backend.matmul("float16", *half, reduced)
-        runs[f"reduced_precision_reduction={reduced}"] = {"c00": repr(float(out[0, 0])), "c10": repr(float(out[1, 0]))}
+        runs[f"reduced_precision_reduction={reduced}"] = {
+            "c00": repr(float(out[0, 0])),
+            "c10": repr(float(out[1, 0])),
+        }
         kernels += names
     seen = {_accumulator(r["c00"], expect) for r in runs.values()}
     controls = {
         "normal": "pass" if all(r["c10"] == "2080.0" for r in runs.values()) else "fail",
-        "detects": "pass" if expect["float32"] != expect["float16"] else "fail",  # the test can tell them apart
+        "detects": "pass"
+        if expect["float32"] != expect["float16"]
+        else "fail",  # the test can tell them apart
     }
     verdict = seen.pop() if len(seen) == 1 and "other" not in seen else "mixed"
     return {
@@ -320,7 +362,11 @@ def _fp8_probe(backend: Any, p: Probe) -> dict[str, Any]:
     over = {o & 0x7F for v, o in zip(FP8_VALUES, out, strict=True) if v > 464}
     controls = {"normal": "pass" if out[0] == 0x7E and out[-1] == ref[-1] else "fail"}  # 448 and 240 exact
     verdict = {frozenset({0x7F}): "nan", frozenset({0x7E}): "saturate"}.get(frozenset(over), "mixed")
-    return {"cases": cases, "controls": controls, "verdict": "inconclusive" if "fail" in controls.values() else verdict}
+    return {
+        "cases": cases,
+        "controls": controls,
+        "verdict": "inconclusive" if "fail" in controls.values() else verdict,
+    }
 
 
 probe(

@@ -157,6 +157,44 @@ class LossScaler(_Claim):
     expect_skipped: Annotated[int | None, Field(ge=0)] = None
 
 
+DeviceScope = Annotated[
+    str,
+    Field(
+        pattern=r"^(any|(>=|<=)?sm_[0-9]{2,3}|sm_[0-9]{2,3}\.\.sm_[0-9]{2,3}|V100|T4|A100|A10|L4|L40S|H100|H200|B200)$",
+        description="Which GPUs the claim is about: sm_70, >=sm_80, sm_70..sm_75, V100, H100, any.",
+    ),
+]
+
+
+class _DeviceClaim(_Claim):
+    device_scope: DeviceScope
+    modality: Literal["asserts", "may"] = Field(
+        default="asserts", description="asserts: every device in scope does this; may: some path can."
+    )
+
+
+class DeviceFtz(_DeviceClaim):
+    """A GPU flushes subnormals to zero on an op path, or keeps them; resolved against recorded
+    probe evidence (`qbank gpu probe`), never computed on the CPU."""
+
+    kind: Literal["device_ftz"]
+    dtype: Literal["float16", "bfloat16", "float32"]
+    op: Literal["add", "mul", "exp2", "matmul"]
+    op_path: Literal["ptx", "torch_eager", "torch_compile", "tensor_core"]
+    expect: Literal["flush", "preserve"]
+
+
+class DeviceAccumulateDtype(_DeviceClaim):
+    """The accumulator a GPU matmul on `dtype` inputs uses; resolved against probe evidence."""
+
+    kind: Literal["device_accumulate_dtype"]
+    dtype: Literal["float16"]
+    op_path: Literal["tensor_core"] = "tensor_core"
+    expect: Literal["float32", "float16"]
+
+
+DEVICE_KINDS = frozenset({"device_ftz", "device_accumulate_dtype"})
+
 Claim = Annotated[
     FormatConstant
     | Representable
@@ -167,6 +205,8 @@ Claim = Annotated[
     | RoundTrip
     | Arithmetic
     | Accumulation
-    | LossScaler,
+    | LossScaler
+    | DeviceFtz
+    | DeviceAccumulateDtype,
     Field(discriminator="kind"),
 ]

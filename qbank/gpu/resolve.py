@@ -1,0 +1,208 @@
+"""Device claims against recorded evidence: confirmed, refuted, inconclusive, stale or unverified.
+
+Evidence is what `qbank gpu probe` appended under `evidence/gpu/` (research/fp16-gpu.md §4.4).
+Only records from device classes inside a claim's `device_scope` can confirm or refute it, and
+only records of the probe as it is now (same `probe_version`); older ones are `stale`. With no
+record in scope the claim is `unverified` on those classes, and the message says what other
+classes showed and what the literature (`evidence/literature.yaml`, a weaker kind of evidence,
+named as such) says. Reading evidence imports no GPU library.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from qbank import source
+from qbank.finding import Finding
+
+# Compute capabilities NVIDIA has shipped: what a scope such as `>=sm_80` ranges over.
+KNOWN = (50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90, 100, 101, 120)
+NAMES = {
+    "V100": 70,
+    "T4": 75,
+    "A100": 80,
+    "A10": 86,
+    "L4": 89,
+    "L40S": 89,
+    "H100": 90,
+    "H200": 90,
+    "B200": 100,
+}
+
+
+def scope_classes(scope: str) -> frozenset[int]:
+    """The compute capabilities a scope names (`sm_70`, `>=sm_80`, `sm_70..sm_75`, `V100`, `any`)."""
+    if scope == "any":
+        return frozenset(KNOWN)
+    if scope in NAMES:
+        return frozenset({NAMES[scope]})
+    numbers = [int(n) for n in re.findall(r"sm_(\d+)", scope)]
+    if scope.startswith(">="):
+        return frozenset(c for c in KNOWN if c >= numbers[0])
+    if scope.startswith("<="):
+        return frozenset(c for c in KNOWN if c <= numbers[0])
+    if ".." in scope:
+        return frozenset(c for c in KNOWN if numbers[0] <= c <= numbers[1])
+    return frozenset(numbers)
+
+
+def class_number(device_class: str) -> int | None:
+    match = re.fullmatch(r"sm_(\d+)", device_class)
+    return int(match.group(1)) if match else None
+
+
+def shown(classes: frozenset[int]) -> str:
+    return ", ".join(f"sm_{c}" for c in sorted(classes))
+
+
+@dataclass(frozen=True)
+class Evidence:
+    records: tuple[dict[str, Any], ...]
+    literature: tuple[dict[str, Any], ...]
+    problems: tuple[str, ...]  # unreadable files or lines: reported on every device claim, never skipped
+
+
+@lru_cache(maxsize=4)
+def load(evidence_dir: Path | None) -> Evidence:
+    if evidence_dir is None:
+        return Evidence((), (), ())
+    records: list[dict[str, Any]] = []
+    problems: list[str] = []
+    for file in sorted((evidence_dir / "gpu").glob("*/*.jsonl")):
+        for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                problems.append(f"{file}:{number}: not JSON ({exc.msg})")
+                continue
+            if not isinstance(record, dict) or not {"probe_id", "verdict", "device"} <= record.keys():
+                problems.append(f"{file}:{number}: not an evidence record")
+                continue
+            records.append(record)
+    literature = _literature(evidence_dir / "literature.yaml", problems)
+    return Evidence(tuple(records), literature, tuple(problems))
+
+
+LITERATURE_KEYS = {"id", "source", "quote", "kind", "dtype", "op_path", "scope", "supports"}
+
+
+def _literature(path: Path, problems: list[str]) -> tuple[dict[str, Any], ...]:
+    if not path.is_file():
+        return ()
+    document = source.load_bytes(path.read_bytes(), str(path))
+    if isinstance(document, Finding):
+        problems.append(f"{path}:{document.line}: {document.message}")
+        return ()
+    entries = document.data.get("statements")
+    if not isinstance(entries, list) or not all(
+        isinstance(e, dict) and e.keys() >= LITERATURE_KEYS for e in entries
+    ):
+        problems.append(f"{path}: expected `statements:`, each with {', '.join(sorted(LITERATURE_KEYS))}")
+        return ()
+    return tuple(entries)
+
+
+@dataclass(frozen=True)
+class Resolution:
+    status: str  # confirmed, refuted, inconclusive, stale, unverified
+    message: str
+
+
+def resolve(claim: Any, evidence: Evidence) -> Resolution:
+    from qbank.gpu.probes import REGISTRY  # numpy and ml_dtypes; no GPU library
+
+    if evidence.problems:
+        return Resolution("inconclusive", "evidence unreadable: " + "; ".join(evidence.problems[:3]))
+    probe_id = _probe_id(claim)
+    probe = REGISTRY.get(probe_id)
+    if probe is None:
+        return Resolution(
+            "unverified", f"no probe measures this (there is no {probe_id}; see qbank gpu list)"
+        )
+    scope = scope_classes(claim.device_scope)
+    mine = [r for r in evidence.records if r["probe_id"] == probe_id]
+    in_scope = [r for r in mine if class_number(r["device"].get("device_class", "")) in scope]
+    fresh = [r for r in in_scope if r.get("probe_version") == probe.version]
+    if fresh:
+        return _judge(claim, _latest_by_class(fresh))
+    if in_scope:
+        return Resolution(
+            "stale", f"{probe_id} changed since it ran on {_classes_of(in_scope)}; run qbank gpu probe again"
+        )
+    return Resolution("unverified", _unverified(claim, scope, probe, mine, evidence.literature))
+
+
+def _probe_id(claim: Any) -> str:
+    if claim.kind == "device_accumulate_dtype":
+        return f"acc.{claim.dtype}.matmul.{claim.op_path}"
+    return f"ftz.{claim.dtype}.{claim.op}.{claim.op_path}"
+
+
+def _latest_by_class(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    latest: dict[str, dict[str, Any]] = {}
+    for r in sorted(records, key=lambda r: r.get("timestamp_utc", "")):
+        latest[r["device"]["device_class"]] = r
+    return latest
+
+
+def _judge(claim: Any, latest: dict[str, dict[str, Any]]) -> Resolution:
+    seen = {cls: r["verdict"] for cls, r in latest.items()}
+    said = "; ".join(f"{cls}: {_seen(r)}" for cls, r in sorted(latest.items()))
+    if "inconclusive" in seen.values():
+        return Resolution("inconclusive", f"a probe's controls failed ({said})")
+    if claim.modality == "may":
+        if claim.expect in seen.values():
+            return Resolution("confirmed", said)
+        return Resolution("unverified", f"not observed: {said}")
+    if set(seen.values()) == {claim.expect}:
+        return Resolution("confirmed", said)
+    return Resolution("refuted", f"expected {claim.expect}, but {said}")
+
+
+def _seen(record: dict[str, Any]) -> str:
+    device, libs = record["device"], record.get("libs", {})
+    torch = f", torch {libs['torch']}" if libs.get("torch") and "torch" in record.get("op_path", "") else ""
+    when = record.get("timestamp_utc", "?")[:10]
+    return f"{record['probe_id']} saw {record['verdict']} on {device.get('name')} ({when}{torch})"
+
+
+def _classes_of(records: list[dict[str, Any]]) -> str:
+    return ", ".join(sorted({r["device"]["device_class"] for r in records}))
+
+
+def _unverified(
+    claim: Any, scope: frozenset[int], probe: Any, mine: list[dict[str, Any]], literature: Any
+) -> str:
+    parts = [f"no evidence from {shown(scope) if len(scope) < 4 else claim.device_scope}"]
+    elsewhere = [
+        r
+        for r in mine
+        if r.get("probe_version") == probe.version and class_number(r["device"]["device_class"])
+    ]
+    if elsewhere:
+        parts.append(
+            "outside the scope, " + "; ".join(_seen(r) for r in _latest_by_class(elsewhere).values())
+        )
+    for statement in literature:
+        if _applies(statement, claim, scope):
+            agrees = "agrees" if statement["supports"] == claim.expect else "disagrees"
+            parts.append(
+                f"literature (weaker than a probe, {agrees}): {statement['source']} says {statement['supports']} "
+                f"for {statement['scope']}: {statement['quote']!r}"
+            )
+    return "; ".join(parts)
+
+
+def _applies(statement: dict[str, Any], claim: Any, scope: frozenset[int]) -> bool:
+    same = all(statement.get(key) == getattr(claim, key, None) for key in ("kind", "dtype", "op_path"))
+    op = statement.get("op")
+    return (
+        same
+        and (op is None or op == getattr(claim, "op", None))
+        and bool(scope & scope_classes(str(statement["scope"])))
+    )
