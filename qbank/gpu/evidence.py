@@ -12,9 +12,10 @@ from __future__ import annotations
 import datetime
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from qbank.gpu.probes import Probe
+if TYPE_CHECKING:
+    from qbank.gpu.probes import Probe
 
 SCHEMA = 1
 
@@ -52,16 +53,20 @@ def append(root: Path, rec: dict[str, Any]) -> Path:
     return target
 
 
-def read(root: Path) -> list[dict[str, Any]]:
-    """Every record under `root`; a line that is not a JSON object is skipped with no error here
-    (the audit reports unreadable evidence itself)."""
-    records = []
+def read(root: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """Every record under `root`, and a problem for each line that is not one: unreadable
+    evidence is reported by the audit, never skipped."""
+    records: list[dict[str, Any]] = []
+    problems: list[str] = []
     for file in sorted(root.glob("*/*.jsonl")):
-        for line in file.read_text(encoding="utf-8").splitlines():
+        for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
             try:
                 rec = json.loads(line)
-            except json.JSONDecodeError:
+            except json.JSONDecodeError as exc:
+                problems.append(f"{file}:{number}: not JSON ({exc.msg})")
                 continue
-            if isinstance(rec, dict):
-                records.append(rec)
-    return records
+            if not isinstance(rec, dict) or not {"probe_id", "verdict", "device"} <= rec.keys():
+                problems.append(f"{file}:{number}: not an evidence record")
+                continue
+            records.append(rec)
+    return records, problems

@@ -10,7 +10,6 @@ named as such) says. Reading evidence imports no GPU library.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -19,6 +18,7 @@ from typing import Any
 
 from qbank import source
 from qbank.finding import Finding
+from qbank.gpu import evidence
 
 # Compute capabilities NVIDIA has shipped: what a scope such as `>=sm_80` ranges over.
 KNOWN = (50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90, 100, 101, 120)
@@ -71,19 +71,7 @@ class Evidence:
 def load(evidence_dir: Path | None) -> Evidence:
     if evidence_dir is None:
         return Evidence((), (), ())
-    records: list[dict[str, Any]] = []
-    problems: list[str] = []
-    for file in sorted((evidence_dir / "gpu").glob("*/*.jsonl")):
-        for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                problems.append(f"{file}:{number}: not JSON ({exc.msg})")
-                continue
-            if not isinstance(record, dict) or not {"probe_id", "verdict", "device"} <= record.keys():
-                problems.append(f"{file}:{number}: not an evidence record")
-                continue
-            records.append(record)
+    records, problems = evidence.read(evidence_dir / "gpu")
     literature = _literature(evidence_dir / "literature.yaml", problems)
     return Evidence(tuple(records), literature, tuple(problems))
 
