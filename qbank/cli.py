@@ -351,10 +351,11 @@ def gpu_list() -> None:
 )
 @click.option(
     "--backend",
-    type=click.Choice(["auto", "cuda", "cpu"]),
+    type=click.Choice(["auto", "cuda", "cpu", "torch-cpu"]),
     default="auto",
     show_default=True,
-    help="cuda needs a GPU with cupy and torch; cpu is the numpy reference (device class `cpu`).",
+    help="cuda needs a GPU with cupy and torch; cpu is the numpy reference; torch-cpu runs the torch "
+    "probes with torch on the CPU (both device class `cpu`); auto is cuda, else cpu.",
 )
 def gpu_probe(probe_ids: tuple[str, ...], out: Path, backend: str) -> None:
     """Run probes (default: all) and append one evidence record per run."""
@@ -385,7 +386,7 @@ def gpu_probe(probe_ids: tuple[str, ...], out: Path, backend: str) -> None:
         click.echo(f"{p.id:40} {result['verdict']:12} {controls}  -> {written}")
     if isinstance(runner, CpuBackend) and backend == "auto":
         click.echo("note: no usable GPU; the numpy reference ran instead (device class cpu)", err=True)
-    sys.exit(1 if skipped and backend == "cuda" else 0)
+    sys.exit(1 if skipped and backend == "cuda" else 0)  # elsewhere some probes cannot run by design
 
 
 def _gpu_backend(name: str) -> Any:
@@ -393,6 +394,10 @@ def _gpu_backend(name: str) -> Any:
 
     if name == "cpu":
         return CpuBackend()
+    if name == "torch-cpu":
+        from qbank.gpu.torch_ops import TorchCpuBackend
+
+        return TorchCpuBackend()
     from qbank.gpu.cuda import CudaBackend
 
     try:

@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from qbank.gpu.backends import DTYPES, UINT, Unavailable, _libs, device_class, environment_settings
+from qbank.gpu.backends import UINT, Unavailable, _libs, device_class, environment_settings
+from qbank.gpu.torch_ops import TorchOps
 
 SENTINEL = {"float16": 0x7E5A, "bfloat16": 0x7FDA, "float32": 0x7FC0DEAD}  # quiet NaNs with a payload
 
@@ -76,8 +77,9 @@ def ptx_source(dtype: str, op: str, ftz: bool, target: str) -> str:
     return _PTX.format(target=target, size=2, body="\n".join(f"    {line}" for line in body))
 
 
-class CudaBackend:
+class CudaBackend(TorchOps):
     name = "cuda"
+    device = "cuda"
 
     def __init__(self) -> None:
         try:
@@ -134,27 +136,6 @@ class CudaBackend:
         cupy.cuda.runtime.deviceSynchronize()
         return [int(v) for v in out.get()], source
 
-    def _tensor(self, bits: list[int], dtype: str) -> Any:
-        torch = self.torch
-        signed = {np.uint16: torch.int16, np.uint32: torch.int32}[UINT[dtype]]
-        raw = np.array(bits, dtype=UINT[dtype]).view({np.uint16: np.int16, np.uint32: np.int32}[UINT[dtype]])
-        return torch.from_numpy(raw).to(signed).view(getattr(torch, dtype)).cuda()
-
-    def _bits(self, tensor: Any, dtype: str) -> list[int]:
-        signed = {np.uint16: self.torch.int16, np.uint32: self.torch.int32}[UINT[dtype]]
-        return [int(v) for v in tensor.detach().cpu().view(signed).numpy().view(UINT[dtype])]
-
-    def torch_binary(self, dtype: str, op: str, compiled: bool, a: list[int], b: list[int]) -> list[int]:
-        x, y = self._tensor(a, dtype), self._tensor(b, dtype)
-
-        def apply(p: Any, q: Any) -> Any:
-            return {"add": lambda: p + q, "mul": lambda: p * q, "exp2": lambda: self.torch.exp2(p)}[op]()
-
-        fn = self.torch.compile(apply, dynamic=False) if compiled else apply
-        out = fn(x, y)
-        self.torch.cuda.synchronize()
-        return self._bits(out, dtype)
-
     def matmul(self, dtype: str, a: Any, b: Any, reduced: bool) -> tuple[Any, list[str]]:
         torch = self.torch
         flag = (
@@ -165,20 +146,14 @@ class CudaBackend:
         before = getattr(torch.backends.cuda.matmul, flag)
         setattr(torch.backends.cuda.matmul, flag, reduced)
         try:
-            x = torch.from_numpy(np.asarray(a, dtype=np.float32)).to(getattr(torch, dtype)).cuda()
-            y = torch.from_numpy(np.asarray(b, dtype=np.float32)).to(getattr(torch, dtype)).cuda()
+            x, y = self._operands(dtype, a, b)
             with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
                 out = torch.matmul(x, y)
                 torch.cuda.synchronize()
             kernels = sorted({e.name for e in prof.events() if str(e.device_type).endswith("CUDA")})
-            return out.float().cpu().numpy().astype(DTYPES[dtype]), kernels
+            return self._to_numpy(out, dtype), kernels
         finally:
             setattr(torch.backends.cuda.matmul, flag, before)
-
-    def cast_fp8(self, values: list[float]) -> list[int]:
-        torch = self.torch
-        x = torch.tensor(values, dtype=torch.float32, device="cuda").to(torch.float8_e4m3fn)
-        return [int(v) for v in x.view(torch.uint8).cpu().numpy()]
 
 
 def _nvidia_smi_driver() -> str | None:
