@@ -33,7 +33,7 @@ def main() -> None:
         write_bank(variants(load_bank(), n), bank)
         schema = load_bank_schema(bank / "schema")
         assert not isinstance(schema, engine.Finding)
-        report = timed(f"audit ({n} questions)", engine.audit, engine.Settings(), bank)
+        report = timed(f"audit ({n} questions)", engine.audit, engine.Settings(records=True), bank)
         chosen = timed("select the release", release.select, report, bank, schema.topic_groups)
         print(f"released {len(chosen.entries)}")
         built = timed("site build", site.build, chosen, out / "site")

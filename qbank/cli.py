@@ -66,6 +66,18 @@ def main() -> None:
 @click.option(
     "--bank-only", is_flag=True, help="Only the repo-wide checks (duplicate ids), over the whole bank."
 )
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Check every file afresh, and neither read nor write .qbank-cache/ (safe to delete).",
+)
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Worker processes for the per-file checks; 0: one per CPU when over 300 files need checking.",
+)
 def audit(
     paths: tuple[Path, ...],
     fmt: str,
@@ -74,6 +86,8 @@ def audit(
     fail_on: str,
     changed_since: str | None,
     bank_only: bool,
+    no_cache: bool,
+    jobs: int,
 ) -> None:
     """Check question files (default: the bank's questions/)."""
     from qbank import engine, reporters
@@ -81,7 +95,14 @@ def audit(
     if changed_since is not None and bank_only:
         raise click.UsageError("--changed-since and --bank-only do not go together")
     settings = engine.Settings(
-        paths, _split(select), _split(ignore), Severity(fail_on), changed_since, bank_only
+        paths,
+        _split(select),
+        _split(ignore),
+        Severity(fail_on),
+        changed_since,
+        bank_only,
+        cache=not no_cache,
+        jobs=jobs,
     )
     try:
         report = engine.audit(settings, Path.cwd(), _progress(fmt))
@@ -313,7 +334,7 @@ def _export(write: Callable[[Release], object], shown: Path) -> None:
 
     bank, schema = _bank_and_schema()
     try:
-        report = engine.audit(engine.Settings(), bank, _progress("text"))
+        report = engine.audit(engine.Settings(records=True), bank, _progress("text"))
         chosen = release.select(report, bank, schema.topic_groups)
         write(chosen)
     except (engine.UsageError, files.OutputError) as exc:

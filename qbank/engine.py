@@ -5,17 +5,26 @@ Nothing here prints or exits; the CLI formats the Report and turns it into an ex
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from qbank import rules, source
+from qbank.cache import Cache, Result, Unavailable
 from qbank.changed import GitError, changed_files
 from qbank.checks import BANK_CHECKS, RECORD_CHECKS
 from qbank.checks.arithmetic import MathTally
+from qbank.checks.bank import entry_of
+from qbank.checks.similar import PAIRWISE_LIMIT
 from qbank.finding import Finding, Severity
 from qbank.taxonomy import NO_BANK, BankSchema, find_bank_root, load_bank_schema
-from qbank.validate import Record, validate
+
+if TYPE_CHECKING:  # the model (pydantic) is imported only when some file is not in the cache
+    from qbank.validate import Record
+
+PARALLEL_MIN = 300  # files to check before worker processes pay for their start (about 0.1 s)
 
 OUTSIDE_A_BANK = (
     "not inside a bank (no questions/ and schema/ above it): using the taxonomy shipped with qbank"
@@ -34,6 +43,9 @@ class Settings:
     fail_on: Severity = Severity.ERROR
     changed_since: str | None = None  # a git ref: per-file checks only on files changed since it
     bank_only: bool = False  # only the repo-wide rules, over the whole bank
+    cache: bool = False  # use and update .qbank-cache/ at the bank's root
+    jobs: int = 0  # worker processes for the per-file checks; 0: one per CPU for large runs
+    records: bool = False  # keep every file's Record (exports): serial, and no cache
 
 
 @dataclass(frozen=True)
@@ -81,22 +93,21 @@ def audit(settings: Settings, cwd: Path, progress: Progress = iter) -> Report:
     schema, findings = _bank_schema(bank, cwd)
     context = Context(schema, bank / "questions" if bank else None)
     files = _chosen_files(settings, bank, targets)
-    records = []
-    for file in progress(files):
-        record, file_findings = _check_file(file, cwd, context)
-        findings += file_findings
-        if record is not None:
-            records.append(record)
-    questions, deleted = len(records), sum(r.tombstone for r in records)
+    results, records = _check_files(files, cwd, context, settings, bank, progress, notes)
+    entries = [r.entry for r in results if r.entry is not None]
+    for result in results:
+        findings += result.findings
+        context.math.add_counts(*result.tally)
+    questions, deleted = len(entries), sum(e.tombstone for e in entries)
     others = _bank_wide_files(settings, bank, files)
     for file in others:
         document = source.load(file, display_path(file, cwd))
         if isinstance(document, Finding):  # a file the repo-wide rules cannot read is an error
             findings.append(document)
         else:
-            records.append(Record(file, document, None))  # read for its id, not validated
+            entries.append(entry_of(document, signature=False))  # read for its id, not validated
     for bank_check in BANK_CHECKS:
-        findings += bank_check(records)
+        findings += bank_check(entries)
     findings = sorted(f for f in findings if keep(f))
     summary = Summary(
         files=len(files),
@@ -109,6 +120,99 @@ def audit(settings: Settings, cwd: Path, progress: Progress = iter) -> Report:
         bank_files=len(others),
     )
     return Report(findings, summary, notes, records)
+
+
+def _check_files(
+    files: list[Path],
+    cwd: Path,
+    context: Context,
+    settings: Settings,
+    bank: Path | None,
+    progress: Progress,
+    notes: list[str],
+) -> tuple[list[Result], list[Record]]:
+    """Every file's result, in order: from the cache where its bytes are known, else checked (in
+    worker processes for a large run)."""
+    signatures = len(files) > PAIRWISE_LIMIT  # the near-duplicate check will want them
+    if settings.records:
+        pairs = [_check_file(f, display_path(f, cwd), None, context, signatures) for f in progress(files)]
+        return [r for r, _ in pairs], [record for _, record in pairs if record is not None]
+    cache = _open_cache(bank, settings, notes)
+    shown = [display_path(f, cwd) for f in files]
+    data = [source.read(f, d) for f, d in zip(files, shown, strict=True)]
+    keys = [
+        cache.key(d, b) if cache and isinstance(b, bytes) else b"" for d, b in zip(shown, data, strict=True)
+    ]
+    known = cache.get([k for k in keys if k]) if cache else {}
+    todo = [i for i, k in enumerate(keys) if k not in known]
+    fresh = _run([(files[i], shown[i], data[i]) for i in todo], context, signatures, settings.jobs, progress)
+    results = [known.get(k) for k in keys]
+    for i, result in zip(todo, fresh, strict=True):
+        results[i] = result
+    if cache:
+        cache.put(((keys[i], results[i]) for i in todo if keys[i]), set(keys))  # type: ignore[misc]
+        cache.close()
+    return results, []  # type: ignore[return-value]
+
+
+def _open_cache(bank: Path | None, settings: Settings, notes: list[str]) -> Cache | None:
+    if not settings.cache or bank is None:
+        return None
+    try:
+        return Cache(bank)
+    except Unavailable as exc:
+        notes.append(str(exc))
+        return None
+
+
+Job = tuple[Path, str, "bytes | Finding"]
+
+
+def _run(
+    jobs: list[Job], context: Context, signatures: bool, workers: int, progress: Progress
+) -> list[Result]:
+    """Check the files serially, or in worker processes when there are many."""
+    workers = workers or (_cpus() if len(jobs) >= PARALLEL_MIN else 1)
+    if workers <= 1 or len(jobs) < 2:
+        ticks = progress([file for file, _, _ in jobs])  # first in zip: the bar is drawn to its end
+        return [_check_job(job, context, signatures) for _, job in zip(ticks, jobs, strict=True)]
+    import concurrent.futures
+    import multiprocessing
+
+    import qbank.validate  # noqa: F401  (imported once here, not in every worker)
+
+    # fork where there is one: workers start in milliseconds with qbank already imported
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    with concurrent.futures.ProcessPoolExecutor(
+        workers, multiprocessing.get_context(method), initializer=_worker_init, initargs=(context, signatures)
+    ) as pool:
+        done = pool.map(_worker_check, jobs, chunksize=max(1, len(jobs) // (workers * 8)))
+        return [result for _, result in zip(progress([file for file, _, _ in jobs]), done, strict=True)]
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+_WORKER: tuple[Context, bool] | None = None
+
+
+def _worker_init(context: Context, signatures: bool) -> None:
+    global _WORKER
+    _WORKER = (context, signatures)
+
+
+def _worker_check(job: Job) -> Result:
+    assert _WORKER is not None
+    return _check_job(job, *_WORKER)
+
+
+def _check_job(job: Job, context: Context, signatures: bool) -> Result:
+    file, shown, data = job
+    return _check_file(file, shown, data, context, signatures)[0]
 
 
 def _targets(settings: Settings, cwd: Path) -> tuple[Path | None, list[Path]]:
@@ -167,14 +271,23 @@ def _origin(schema: BankSchema | None, cwd: Path) -> str:
     return schema.origin if schema.origin == "builtin" else display_path(Path(schema.origin), cwd)
 
 
-def _check_file(file: Path, cwd: Path, context: Context) -> tuple[Record | None, list[Finding]]:
-    document = source.load(file, display_path(file, cwd))
+def _check_file(
+    file: Path, shown: str, data: bytes | Finding | None, context: Context, signatures: bool
+) -> tuple[Result, Record | None]:
+    """One file through load, validation and the record checks (`data`: its bytes, if read)."""
+    from qbank.validate import validate
+
+    if data is None:
+        data = source.read(file, shown)
+    document = data if isinstance(data, Finding) else source.load_bytes(data, shown)
     if isinstance(document, Finding):
-        return None, [document]
+        return Result([document], None, (0, 0, 0)), None
+    mine = replace(context, math=MathTally())  # this file's napkin-math counts
     record, findings = validate(file, document, context.schema)
     for check in RECORD_CHECKS:
-        findings += check(record, context)
-    return record, findings
+        findings += check(record, mine)
+    tally = (mine.math.equations, mine.math.checked, mine.math.failed)
+    return Result(findings, entry_of(document, signatures), tally), record
 
 
 def questions_of(target: Path) -> Path:

@@ -140,14 +140,18 @@ class _Problem(Exception):
 def load(path: str | os.PathLike[str], display: str | None = None) -> Document | Finding:
     """Read and parse one file. Never raises for anything a file can contain."""
     shown = display or str(path)
+    data = read(path, shown)
+    return data if isinstance(data, Finding) else load_bytes(data, shown)
+
+
+def read(path: str | os.PathLike[str], shown: str) -> bytes | Finding:
+    """A file's bytes, or why they cannot be had (unreadable, too large)."""
     try:
         with open(path, "rb") as handle:
             data = handle.read(MAX_BYTES + 1)
     except OSError as exc:
         return unreadable_file(shown, exc)
-    if len(data) > MAX_BYTES:
-        return file_too_large(shown)
-    return load_bytes(data, shown)
+    return file_too_large(shown) if len(data) > MAX_BYTES else data
 
 
 def load_bytes(data: bytes, path: str) -> Document | Finding:

@@ -19,6 +19,13 @@ SHARED = REPO.parent / "shared"
 STAFFML_SAMPLE = SHARED / "corpus" / "staffml-sample"
 
 
+@pytest.fixture(autouse=True)
+def _own_audit_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test gets its own cache secret, so no test sees what another cached (a test that
+    patches qbank's behaviour would otherwise read results made without the patch)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
+
+
 def run_cli(*args: str, cwd: Path = REPO) -> Result:
     """Run `qbank ARGS` in-process from `cwd`, as a user would type it."""
     old = Path.cwd()

@@ -33,15 +33,15 @@ def bank(tmp_path: Path) -> Path:
 
 
 def _loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Record every file the loader reads."""
+    """Record every file read."""
     seen: list[str] = []
-    real = source.load
+    real = source.read
 
-    def counting(path: object, display: str | None = None) -> object:
+    def counting(path: object, shown: str) -> object:
         seen.append(Path(str(path)).name)
-        return real(path, display)  # type: ignore[arg-type]
+        return real(path, shown)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(source, "load", counting)
+    monkeypatch.setattr(source, "read", counting)
     return seen
 
 

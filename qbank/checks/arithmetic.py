@@ -29,6 +29,11 @@ class MathTally:
     checked: int = 0
     failed: int = 0
 
+    def add_counts(self, equations: int, checked: int, failed: int) -> None:
+        self.equations += equations
+        self.checked += checked
+        self.failed += failed
+
     def add(self, outcome: Outcome) -> None:
         self.equations += 1
         self.checked += outcome.status in ("ok", "arithmetic", "unit-mismatch")

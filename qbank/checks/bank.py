@@ -1,18 +1,53 @@
-"""Rules that look past one field: a file's place in the bank, its topic, and ids across the bank."""
+"""Rules that look past one field: a file's place in the bank, its topic, and ids across the bank.
+
+The repo-wide rules read a BankEntry per file, not the file: the little they need, which the audit
+cache keeps, so that a warm run re-reads no unchanged question.
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from qbank.checks import similar
 from qbank.checks.classification import unknown_topic
 from qbank.finding import Finding
 from qbank.rules import of, rule
 
 if TYPE_CHECKING:  # imported for types only: qbank.validate imports the model, which imports checks
     from qbank.engine import Context
+    from qbank.source import Document
     from qbank.validate import Record
+
+
+@dataclass(frozen=True)
+class BankEntry:
+    """One loaded file, as the repo-wide rules see it."""
+
+    path: str  # as findings show it
+    question_id: str | None
+    tombstone: bool
+    id_at: tuple[int, int]  # 1-based line and column of the id's value
+    scenario_at: tuple[int, int]
+    shingles: frozenset[int]  # of title, scenario and question (similar.shingles)
+    signature: bytes | None = None  # their MinHash signature, for banks past similar.PAIRWISE_LIMIT
+
+
+def entry_of(document: Document, signature: bool = False) -> BankEntry:
+    data = document.data
+    question_id = data.get("id")
+    shingles = similar.shingles(similar.text_of(data))
+    return BankEntry(
+        document.path,
+        question_id if isinstance(question_id, str) else None,
+        data.get("status") == "deleted",
+        document.positions.value(("id",)),
+        document.positions.value(("scenario",)),
+        shingles,
+        similar.signature(shingles) if signature else None,
+    )
 
 
 def check_topic(record: Record, context: Context) -> Iterator[Finding]:
@@ -55,7 +90,7 @@ def check_path(record: Record, context: Context) -> Iterator[Finding]:
 
 
 @rule("QB200", "duplicate-id")
-def check_duplicate_ids(records: Iterable[Record]) -> Iterator[Finding]:
+def check_duplicate_ids(entries: Sequence[BankEntry]) -> Iterator[Finding]:
     """Every question id is unique across the bank, tombstones included (an id is never reused).
 
     Each copy is reported, naming the other files.
@@ -65,17 +100,18 @@ def check_duplicate_ids(records: Iterable[Record]) -> Iterator[Finding]:
     Passes:
         (one file per id)
     """
-    by_id: dict[str, list[Record]] = defaultdict(list)
-    for record in records:
-        if record.question_id is not None:
-            by_id[record.question_id].append(record)
+    by_id: dict[str, list[BankEntry]] = defaultdict(list)
+    for entry in entries:
+        if entry.question_id is not None:
+            by_id[entry.question_id].append(entry)
     for question_id, group in sorted(by_id.items()):
         if len(group) < 2:
             continue
-        for record in group:
-            others = [r.document.path for r in group if r is not record]
+        for entry in group:
+            others = [e.path for e in group if e is not entry]
             shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
-            yield _at(record, check_duplicate_ids, "id", f"id {question_id!r} is also used by {shown}")
+            message = f"id {question_id!r} is also used by {shown}"
+            yield of(check_duplicate_ids).finding(entry.path, *entry.id_at, message, question_id)
 
 
 def _at(record: Record, check: object, field: str, message: str) -> Finding:

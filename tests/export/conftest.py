@@ -179,5 +179,5 @@ def release_of(root: Path) -> Release:
     """What `qbank export` would release from the bank at `root`."""
     schema = load_bank_schema(root / "schema")
     assert not isinstance(schema, Finding), schema
-    report = engine.audit(engine.Settings(), root)
+    report = engine.audit(engine.Settings(records=True), root)
     return release.select(report, root, schema.topic_groups)
