@@ -60,7 +60,7 @@ def variants(bank: list[dict[str, Any]], n: int, seed: int = 1) -> list[dict[str
 
 
 def _shingles(question: dict[str, Any]) -> frozenset[int]:
-    return similar.shingles("\n".join(question.get(f) or "" for f in ("title", "scenario", "question")))
+    return similar.shingles(similar.text_of(question))
 
 
 def _half(text: str, which: int) -> str:

@@ -21,7 +21,7 @@ import sqlite3
 import sys
 from array import array
 from collections.abc import Iterable, Iterator
-from dataclasses import astuple
+from dataclasses import astuple, dataclass
 from importlib import metadata
 from pathlib import Path
 
@@ -37,14 +37,14 @@ class Unavailable(Exception):
     """No cache this run (the reason is shown as a note); the audit runs without one."""
 
 
+@dataclass(frozen=True, slots=True)
 class Result:
     """What one file gave: its findings, its entry for the repo-wide rules (None when it could not be
     loaded) and its napkin-math counts (equations, checked, failed)."""
 
-    __slots__ = ("findings", "entry", "tally")
-
-    def __init__(self, findings: list[Finding], entry: BankEntry | None, tally: tuple[int, int, int]) -> None:
-        self.findings, self.entry, self.tally = findings, entry, tally
+    findings: list[Finding]
+    entry: BankEntry | None
+    tally: tuple[int, int, int]
 
 
 class Cache:

@@ -135,7 +135,8 @@ def _check_files(
     worker processes for a large run)."""
     signatures = len(files) > PAIRWISE_LIMIT  # the near-duplicate check will want them
     if settings.records:
-        pairs = [_check_file(f, display_path(f, cwd), None, context, signatures) for f in progress(files)]
+        shown_files = [(f, display_path(f, cwd)) for f in progress(files)]
+        pairs = [_check_file(f, d, source.read(f, d), context, signatures) for f, d in shown_files]
         return [r for r, _ in pairs], [record for _, record in pairs if record is not None]
     cache = _open_cache(bank, settings, notes)
     shown = [display_path(f, cwd) for f in files]
@@ -145,14 +146,14 @@ def _check_files(
     ]
     known = cache.get([k for k in keys if k]) if cache else {}
     todo = [i for i, k in enumerate(keys) if k not in known]
-    fresh = _run([(files[i], shown[i], data[i]) for i in todo], context, signatures, settings.jobs, progress)
-    results = [known.get(k) for k in keys]
-    for i, result in zip(todo, fresh, strict=True):
-        results[i] = result
+    fresh = iter(
+        _run([(files[i], shown[i], data[i]) for i in todo], context, signatures, settings.jobs, progress)
+    )
+    results = [known[k] if k in known else next(fresh) for k in keys]  # fresh ones come in todo's order
     if cache:
-        cache.put(((keys[i], results[i]) for i in todo if keys[i]), set(keys))  # type: ignore[misc]
+        cache.put(((keys[i], results[i]) for i in todo if keys[i]), set(keys))
         cache.close()
-    return results, []  # type: ignore[return-value]
+    return results, []
 
 
 def _open_cache(bank: Path | None, settings: Settings, notes: list[str]) -> Cache | None:
@@ -211,8 +212,7 @@ def _worker_check(job: Job) -> Result:
 
 
 def _check_job(job: Job, context: Context, signatures: bool) -> Result:
-    file, shown, data = job
-    return _check_file(file, shown, data, context, signatures)[0]
+    return _check_file(*job, context, signatures)[0]
 
 
 def _targets(settings: Settings, cwd: Path) -> tuple[Path | None, list[Path]]:
@@ -272,13 +272,11 @@ def _origin(schema: BankSchema | None, cwd: Path) -> str:
 
 
 def _check_file(
-    file: Path, shown: str, data: bytes | Finding | None, context: Context, signatures: bool
+    file: Path, shown: str, data: bytes | Finding, context: Context, signatures: bool
 ) -> tuple[Result, Record | None]:
-    """One file through load, validation and the record checks (`data`: its bytes, if read)."""
+    """One file through load, validation and the record checks (`data`: what source.read gave)."""
     from qbank.validate import validate
 
-    if data is None:
-        data = source.read(file, shown)
     document = data if isinstance(data, Finding) else source.load_bytes(data, shown)
     if isinstance(document, Finding):
         return Result([document], None, (0, 0, 0)), None

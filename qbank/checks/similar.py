@@ -32,6 +32,8 @@ THRESHOLD = 0.5  # unrelated questions score under 0.06 (StaffML sample and our 
 SHINGLE_WORDS = 3
 PAIRWISE_LIMIT = 100  # up to this many questions, compare every pair (4,950 set comparisons)
 HASHES, BAND_ROWS = 192, 3
+# One band's BAND_ROWS signature values become one key: the audit and Index must use the same.
+_BAND_WEIGHTS = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9)
 ESTIMATE_MARGIN = 0.15  # 4.2 standard deviations of the MinHash estimate at 0.5
 _WORD = re.compile(r"[a-z0-9]+(?:[.,'’][a-z0-9]+)*")
 _TEXT_FIELDS = ("title", "scenario", "question")
@@ -87,7 +89,7 @@ def _lsh_candidates(
     import numpy as np  # only large banks pay for numpy
 
     signatures = _signature_matrix(sets, known)
-    weights = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9], np.uint64)
+    weights = np.array(_BAND_WEIGHTS, np.uint64)
     found = []
     for band in range(0, HASHES, BAND_ROWS):
         keys = signatures[:, band : band + BAND_ROWS] @ weights  # wraps mod 2^64
@@ -155,7 +157,7 @@ class Index:
 def _band_keys(member: frozenset[int]) -> list[tuple[int, int]]:
     import numpy as np
 
-    weights = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9], np.uint64)
+    weights = np.array(_BAND_WEIGHTS, np.uint64)
     keys = _signatures([member])[0].reshape(-1, BAND_ROWS) @ weights
     return list(enumerate(keys.tolist()))
 
