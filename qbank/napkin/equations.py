@@ -13,29 +13,35 @@ to the stated digits; `≈`, `~` and `= ~x` accept max(one unit in the last stat
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
 from qbank.napkin import units
 from qbank.napkin.evaluate import (
     FUNCTIONS,
+    Node,
     Quantity,
     UnitError,
     evaluate,
     format_number,
     is_known,
     is_unit,
+    mode_dependent,
     parse,
+    replaced,
     unit_of,
 )
 from qbank.napkin.lexer import MAX_TEXT, LimitError, NapkinError, Token, normalise, tokenize
 from qbank.napkin.units import Mode
 
 APPROX_SHARE = Fraction(5, 100)
+_ZERO, _ONE = Fraction(0), Fraction(1)
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
+_RELATION = re.compile(r"[=≈~→>⇒≃≅]")
+_DIGIT = re.compile(r"\d")
 MAX_LINE = MAX_TEXT
 _APPROX_RELS = {"≈", "≃", "≅", "~"}
 _STEP_RELS = {"->", "→", "=>", "⇒"}
@@ -72,23 +78,30 @@ def check_text(text: str) -> list[Outcome]:
     return outcomes
 
 
-def _line_outcomes(line: str) -> list[Outcome]:
+def _line_outcomes(line: str) -> tuple[Outcome, ...]:
     if len(line) > MAX_LINE:
-        return [
-            Outcome("limit", line[:60], f"a line of {len(line)} characters is over the limit of {MAX_LINE}")
-        ]
-    if not re.search(r"[=≈~→>⇒≃≅]", line) or not re.search(r"\d", line):
-        return []
+        return (
+            Outcome("limit", line[:60], f"a line of {len(line)} characters is over the limit of {MAX_LINE}"),
+        )
+    if not _RELATION.search(line) or not _DIGIT.search(line):
+        return ()
+    return _equations(line)
+
+
+# Lines recur: realistic_solution restates the napkin math, and questions share steps. The cached
+# Outcomes are never handed out (check_text copies them), so sharing them is safe.
+@functools.lru_cache(maxsize=8192)
+def _equations(line: str) -> tuple[Outcome, ...]:
     try:
         text = normalise(line)
         tokens = tokenize(text)
     except LimitError as exc:
-        return [Outcome("limit", line.strip()[:80], str(exc))]
+        return (Outcome("limit", line.strip()[:80], str(exc)),)
     outcomes: list[Outcome] = []
     for segment in _segments(tokens):
         for chain, relations in _chains(segment, text):
             outcomes += _check_chain(chain, relations)
-    return outcomes
+    return tuple(outcomes)
 
 
 def stated(text: str) -> tuple[Fraction, Fraction | None]:
@@ -138,7 +151,11 @@ def _segments(tokens: list[Token]) -> Iterator[list[Token]]:
 
 def _chains(segment: list[Token], text: str) -> Iterator[tuple[list[Term], list[str]]]:
     """Chains of terms and the relations between them (relations[i] joins terms i and i+1)."""
-    rels = [i for i, t in enumerate(segment) if t.kind == "rel" or _tilde_relation(segment, i)]
+    rels = [
+        i
+        for i, t in enumerate(segment)
+        if t.kind == "rel" or t.kind == "tilde" and _tilde_relation(segment, i)
+    ]
     rels = [r for r in rels if r + 1 not in rels]  # `= ≈ 33 GB`: the second relation says it
     terms: list[Term] = []
     relations: list[str] = []
@@ -214,14 +231,15 @@ def _group_kind(group: Sequence[Token], before: Token | None) -> str:
     return "math"
 
 
-def _follows_number(tokens: Sequence[Token], k: int) -> bool:
-    """A word right after a number (or after such words) annotates it: `8 heads`, `14 GB weights`."""
+def _follows_number(tokens: Sequence[Token], k: int, floor: int = 0) -> bool:
+    """A word right after a number (or after such words) annotates it: `8 heads`, `14 GB weights`.
+    Only tokens[floor:k] are looked at."""
     j = k - 1
-    while j >= 0 and tokens[j].kind == "word":
+    while j >= floor and tokens[j].kind == "word":
         if is_known(tokens[j].text):
             return True
         j -= 1
-    return j >= 0 and tokens[j].kind in ("num", "percent", "rparen")
+    return j >= floor and tokens[j].kind in ("num", "percent", "rparen")
 
 
 def _backward(segment: list[Token], r: int, floor: int, text: str) -> Term | None:
@@ -244,7 +262,9 @@ def _backward(segment: list[Token], r: int, floor: int, text: str) -> Term | Non
         if token.kind == "tilde":
             approx, j = True, j - 1
             continue
-        if not _mathy(token, segment[floor:j]) or (_annotation(token) and kept and kept[0].kind in _OPERANDS):
+        if not _mathy(token, segment, j, floor) or (
+            _annotation(token) and kept and kept[0].kind in _OPERANDS
+        ):
             break
         kept.insert(0, token)
         j -= 1
@@ -275,12 +295,13 @@ def _annotation(token: Token) -> bool:
     return token.kind == "word" and not _math_word(token.text)
 
 
-def _mathy(token: Token, before: Sequence[Token]) -> bool:
-    """Whether a token belongs to a term, given the tokens before it (a word only after a number)."""
+def _mathy(token: Token, tokens: Sequence[Token], end: int, floor: int = 0) -> bool:
+    """Whether a token belongs to a term, given the tokens before it, tokens[floor:end] (a word only
+    after a number)."""
     if token.kind in ("num", "op", "times", "dollar", "percent"):
         return True
     if token.kind == "word":
-        return _math_word(token.text) or _follows_number([*before, token], len(before))
+        return _math_word(token.text) or _follows_number(tokens, end, floor)
     return False
 
 
@@ -311,7 +332,7 @@ def _forward(segment: list[Token], start: int, end: int, text: str) -> tuple[Ter
                 kept += segment[j : k + 1]
             j = k + 1
             continue
-        if token.kind == "rparen" or not _mathy(token, kept):
+        if token.kind == "rparen" or not _mathy(token, kept, len(kept)):
             break
         kept.append(token)
         j += 1
@@ -447,25 +468,42 @@ def _modes(terms: list[Term]) -> tuple[Mode, ...]:
     words = {t.text for term in terms for t in term.tokens if t.kind == "word"}
     iec = any("iB" in w or "ibit" in w for w in words)
     suffix_b = any(t.suffix == "B" for term in terms for t in term.tokens)
-    return tuple(m for m in units.MODES if (suffix_b or m.suffix_b_is_billion) and not (iec and m.binary_kb))
+    modes = tuple(m for m in units.MODES if (suffix_b or m.suffix_b_is_billion) and not (iec and m.binary_kb))
+    if not suffix_b and not any(mode_dependent(w) for w in words):
+        return modes[:1]  # every mode reads this chain alike: one is enough
+    return modes
+
+
+def _moded(token: Token) -> bool:
+    """Whether a token reads differently in some mode: `7B`, `KB`."""
+    return token.suffix == "B" or token.kind == "word" and mode_dependent(token.text)
 
 
 def _value(term: Term, modes: tuple[Mode, ...]) -> _Value:
     parsed = parse(term.tokens)
-    by_mode = {m: evaluate(parsed.node, m) for m in modes}
+    same = len(modes) == 1 or not any(_moded(t) for t in term.tokens)
+    by_mode = _in_modes(parsed.node, modes, same)
     stated = unit = None
     unit_text = ""
     numbers = [t for t in term.tokens if t.kind == "num"]
-    if _bare(term.tokens) or _scaled(term.tokens):
-        digit = numbers[0]
-        stated = {m: abs(evaluate(_with(term.tokens, digit, digit.quantum), m).value) for m in modes}
-        if _bare(term.tokens):
-            unit = {m: evaluate(_with(term.tokens, digit, Fraction(1), ""), m) for m in modes}
+    bare = _bare(term.tokens)
+    if bare or _scaled(term.tokens):
+        # the term with its first number replaced (in the tree, not parsed again): by one unit in
+        # its last digit, and by 1 for the unit alone
+        digit, node = numbers[0], parsed.numbers[0]
+        last_digit = replaced(parsed.node, node, ("num", digit.quantum, digit.suffix))
+        stated = {m: abs(q.value) for m, q in _in_modes(last_digit, modes, same).items()}
+        if bare:
+            unit = _in_modes(replaced(parsed.node, node, ("num", _ONE, "")), modes, same)
             after = term.text.partition(digit.text)[2].strip()
             unit_text = ("$" if any(t.kind == "dollar" for t in term.tokens) else "") + after
-    share = sum(
-        (Fraction(t.quantum) / 2 / abs(t.value) for t in numbers if t.value and t.quantum and t.quantum < 1),
-        Fraction(0),
+    share = sum(  # half a unit in the last digit of each decimal (a quantum below 1), relative to it
+        (
+            _half_unit(t.value, t.quantum)
+            for t in numbers
+            if t.value and t.quantum and t.quantum.denominator > 1
+        ),
+        _ZERO,
     )
     has_units = any(
         t.kind in ("dollar", "percent") or t.kind == "word" and is_unit(t.text) for t in term.tokens
@@ -473,12 +511,17 @@ def _value(term: Term, modes: tuple[Mode, ...]) -> _Value:
     return _Value(by_mode, stated, unit, unit_text, parsed.unknown_words, share, has_units)
 
 
-def _with(tokens: list[Token], digit: Token, value: Fraction | None, suffix: str | None = None) -> Any:
-    """The term's syntax tree with one number replaced: its quantum, or 1 for its unit alone."""
-    changed = Token(
-        "num", digit.text, digit.start, value, digit.quantum, digit.suffix if suffix is None else suffix
-    )
-    return parse([changed if t is digit else t for t in tokens]).node
+def _half_unit(value: Fraction, quantum: Fraction) -> Fraction:
+    """quantum / 2 / |value|, as one Fraction rather than three."""
+    return Fraction(quantum.numerator * value.denominator, 2 * quantum.denominator * abs(value.numerator))
+
+
+def _in_modes(node: Node, modes: tuple[Mode, ...], same: bool) -> dict[Mode, Quantity]:
+    """The value of a tree in each mode; evaluated once when `same` (no token reads differently in
+    another mode: no `7B`, no `KB`), as most terms are."""
+    if same:
+        return dict.fromkeys(modes, evaluate(node, modes[0]))
+    return {m: evaluate(node, m) for m in modes}
 
 
 def _scaled(tokens: Sequence[Token]) -> bool:
@@ -528,12 +571,12 @@ def _compare(
             mismatched += 1
             continue
         if x.dims == y.dims and b.unit and not a.has_units:  # `120 * 9.5 = 1140 ms of work per s`
-            scales.append((Fraction(1), b.unit[mode].value or Fraction(1)))
+            scales.append((_ONE, b.unit[mode].value or _ONE))
         for scale in scales:
-            left, right = x.value / scale[0], y.value / scale[1]
+            left, right = _over(x.value, scale[0]), _over(y.value, scale[1])
             if _agrees(left, right, a, b, mode, scale, approx, x.inexact or y.inexact):
                 return Outcome("ok", shown)
-            unit = b.unit[mode].value / scale[1] if b.unit and b.unit[mode].value else Fraction(1)
+            unit = _over(b.unit[mode].value, scale[1]) if b.unit and b.unit[mode].value else _ONE
             gap = abs(left - right) / max(abs(left), abs(right))
             if closest is None or gap < closest[0]:
                 closest = (gap, left / unit)
@@ -562,18 +605,23 @@ def _scales(
     part of the units (`30 * 100 B = 3 KB/s`, `7 * 2 = 14 GB`), in each written unit of what it left
     out; None when neither side's units are part of the other's (a `unit-mismatch`)."""
     if left == right:
-        return [(Fraction(1), Fraction(1))]
+        return [(_ONE, _ONE)]
     rich_left = _part_of(right, left)
     if not rich_left and not _part_of(left, right):
         return None
     missing = units.div(left, right) if rich_left else units.div(right, left)
-    factors = {Fraction(1)}
+    per_missing = units.power(missing, -1)
+    factors = {_ONE}
     for q in written:
         if q.dims == missing:
             factors.add(q.value)
-        elif q.dims == units.power(missing, -1) and q.value:
+        elif q.dims == per_missing and q.value:
             factors.add(1 / q.value)
-    return [((f, Fraction(1)) if rich_left else (Fraction(1), f)) for f in sorted(factors)]
+    return [((f, _ONE) if rich_left else (_ONE, f)) for f in sorted(factors)]
+
+
+def _over(value: Fraction, scale: Fraction) -> Fraction:
+    return value if scale == 1 else value / scale  # most scales are 1: skip the Fraction arithmetic
 
 
 def _part_of(poor: units.Dims, rich: units.Dims) -> bool:
@@ -595,7 +643,7 @@ def _agrees(
     if b.stated is None:  # two expressions: equal, up to the rounding their decimal inputs carry
         share = max(a.literal_share, b.literal_share) + (APPROX_SHARE if approx else 0)
         return abs(exact - stated) <= share * abs(exact) + (Fraction(1, 10**30) if inexact else 0)
-    quantum = b.stated[mode] / scale[1]
+    quantum = _over(b.stated[mode], scale[1])
     if quantum == 0:
         return exact == stated
     return _within(exact, stated, quantum, approx)
@@ -609,11 +657,16 @@ def _within(exact: Fraction, stated: Fraction, quantum: Fraction, approx: bool) 
 
 
 def _rounded_or_truncated(exact: Fraction, stated: Fraction, quantum: Fraction) -> bool:
-    n = exact / quantum
-    k = stated / quantum
-    if k.denominator != 1:
-        return False
-    truncated = n.numerator // n.denominator if n >= 0 else -((-n).numerator // (-n).denominator)
-    below = n.numerator // n.denominator
-    nearest = {below, below + 1} if n - below == Fraction(1, 2) else {round(n)}
-    return k == truncated or k in nearest
+    """Whether `stated` is `exact` rounded (a tie either way) or truncated to a multiple of `quantum`.
+    In integers: the ratios exact / quantum and stated / quantum, as numerator and denominator."""
+    k, off = divmod(stated.numerator * quantum.denominator, stated.denominator * quantum.numerator)
+    if off:
+        return False  # the stated value is not a whole number of quanta
+    num, den = exact.numerator * quantum.denominator, exact.denominator * quantum.numerator
+    if den < 0:
+        num, den = -num, -den
+    below, rest = divmod(num, den)  # exact / quantum = below + rest / den, with 0 <= rest < den
+    truncated = below + 1 if below < 0 and rest else below  # toward zero
+    if 2 * rest == den:
+        return k in (below, below + 1)  # a tie rounds either way (and truncates to one of them)
+    return k in (truncated, below + (2 * rest > den))

@@ -17,6 +17,7 @@ to 20,000 bits, 300 tokens, 40 levels of parentheses.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -56,6 +57,7 @@ class Parse:
 
     node: Node
     unknown_words: tuple[str, ...]  # annotation words that are neither units nor counts
+    numbers: tuple[Node, ...]  # the node of each number token, in order: see `replaced`
 
 
 class _Parser:
@@ -66,6 +68,7 @@ class _Parser:
         self.i = 0
         self.depth = 0
         self.unknown: list[str] = []
+        self.numbers: list[Node] = []
 
     def peek(self, offset: int = 0) -> Token | None:
         j = self.i + offset
@@ -82,17 +85,24 @@ class _Parser:
         token = self.tokens[self.i]
         return token.kind == kind and (text is None or token.text == text)
 
+    def at_op(self, *texts: str) -> bool:
+        """Whether the next token is one of these operators (one test where `at` would take two)."""
+        if self.i >= len(self.tokens):
+            return False
+        token = self.tokens[self.i]
+        return token.kind == "op" and token.text in texts
+
     def parse(self) -> Parse:
         if not self.tokens:
             raise NapkinError("empty expression")
         node = self.sum()
         if self.i != len(self.tokens):
             raise NapkinError(f"cannot read {self.tokens[self.i].text!r} here")
-        return Parse(node, tuple(self.unknown))
+        return Parse(node, tuple(self.unknown), tuple(self.numbers))
 
     def sum(self) -> Node:
         node = self.product()
-        while self.at("op", "+") or self.at("op", "-"):
+        while self.at_op("+", "-"):
             op = self.take().text
             node = ("bin", op, node, self.product())
         return node
@@ -100,7 +110,7 @@ class _Parser:
     def product(self) -> Node:
         node = self.unary()
         while True:
-            if self.at("op", "*") or self.at("op", "/") or self._times_between() or self._per_number():
+            if self.at_op("*", "/") or self._times_between() or self._per_number():
                 op = "/" if self.take().text in ("/", "per") else "*"
                 node = ("bin", op, node, self.unary())
             elif self._juxtaposed():  # `2(8-1)`, `2 (K,V) * …` is handled by the extractor
@@ -109,13 +119,15 @@ class _Parser:
                 return node
 
     def _times_between(self) -> bool:
-        nxt = self.peek(1)
-        return self.at("times") and nxt is not None and nxt.kind in ("num", "lparen", "dollar", "op")
+        return (
+            self.at("times")
+            and (nxt := self.peek(1)) is not None
+            and nxt.kind in ("num", "lparen", "dollar", "op")
+        )
 
     def _per_number(self) -> bool:
         """`25 tokens per 20 ms`: `per` before a number divides by it."""
-        nxt = self.peek(1)
-        return self.at("word", "per") and nxt is not None and nxt.kind in ("num", "lparen")
+        return self.at("word", "per") and (nxt := self.peek(1)) is not None and nxt.kind in ("num", "lparen")
 
     def _juxtaposed(self) -> bool:
         token = self.peek()
@@ -137,7 +149,7 @@ class _Parser:
 
     def _signed(self, operand: Callable[[], Node]) -> Node:
         negative = False
-        while self.at("op", "-") or self.at("op", "+"):
+        while self.at_op("-", "+"):
             negative ^= self.take().text == "-"
         node = operand()
         return ("neg", node) if negative else node
@@ -198,7 +210,9 @@ class _Parser:
             raise NapkinError("expression ends too early")
         if token.kind == "num":
             self.take()
-            return ("num", token.value, token.suffix)
+            node = ("num", token.value, token.suffix)
+            self.numbers.append(node)
+            return node
         if token.kind == "dollar":
             self.take()
             return ("bin", "*", self.primary(), ("unit", "$"))
@@ -257,11 +271,13 @@ def _compound_known(word: str) -> bool:
     return len(parts) > 1 and all(p in units.UNITS or p in units.COUNTS or p.isupper() for p in parts)
 
 
+@functools.lru_cache(maxsize=4096)  # asked of every word, many times, while finding terms
 def is_unit(word: str) -> bool:
     """A unit, alone or joined to a count: `GB`, `GPU-hours`."""
     return word in units.UNITS or _compound_known(word)
 
 
+@functools.lru_cache(maxsize=4096)
 def is_known(word: str) -> bool:
     """A unit or a count word (`tokens`): not a note whose meaning qbank has to guess."""
     return is_unit(word) or word in units.COUNTS
@@ -271,8 +287,32 @@ def parse(tokens: Sequence[Token]) -> Parse:
     return _Parser(tokens).parse()
 
 
+def replaced(node: Node, old: Node, new: Node) -> Node:
+    """The tree with one subtree (`old`, that very object, as in `Parse.numbers`) replaced by `new`:
+    a term re-read with one number changed, without parsing it again."""
+    if node is old:
+        return new
+    kind = node[0]
+    if kind == "bin":
+        return ("bin", node[1], replaced(node[2], old, new), replaced(node[3], old, new))
+    if kind == "neg":
+        return ("neg", replaced(node[1], old, new))
+    if kind == "pow":
+        return ("pow", replaced(node[1], old, new), replaced(node[2], old, new))
+    if kind == "func":
+        return ("func", node[1], tuple(replaced(a, old, new) for a in node[2]))
+    return node  # a leaf: num, unit, e
+
+
 def evaluate(node: Node, mode: Mode = units.MODES[0]) -> Quantity:
     kind = node[0]
+    if kind == "bin":  # the kinds in order of how often they occur
+        left, right = evaluate(node[2], mode), node[3]
+        if right[0] == "unit":  # `80 GB`: the most common node, evaluated here rather than by a call
+            if right[1] not in units.UNITS and "-" not in right[1]:
+                return left  # a count or a note: `8 heads`, `tokens` (in every mode: see units.lookup)
+            return _binary(node[1], left, unit_of(right[1], mode))
+        return _binary(node[1], left, evaluate(right, mode))
     if kind == "num":
         return _number(node[1], node[2], mode)
     if kind == "unit":
@@ -280,11 +320,6 @@ def evaluate(node: Node, mode: Mode = units.MODES[0]) -> Quantity:
     if kind == "neg":
         inner = evaluate(node[1], mode)
         return Quantity(-inner.value, inner.dims, inner.inexact)
-    if kind == "bin":
-        left = evaluate(node[2], mode)
-        if node[3][0] == "unit" and units.lookup(node[3][1], mode) is None and "-" not in node[3][1]:
-            return left  # a count or a note: `8 heads`, `tokens`
-        return _binary(node[1], left, evaluate(node[3], mode))
     if kind == "pow":
         return _power(evaluate(node[1], mode), evaluate(node[2], mode))
     if kind == "func":
@@ -302,6 +337,7 @@ def _number(value: Fraction, suffix: str, mode: Mode) -> Quantity:
     return Quantity(value * _SUFFIX.get(suffix, 1))
 
 
+@functools.lru_cache(maxsize=16384)  # the same words, read in every mode of every equation
 def unit_of(word: str, mode: Mode) -> Quantity:
     """One of the unit a word names; 1 for a count or a note, `hr` for `GPU-hr`."""
     factor, dims = Fraction(1), units.NONE
@@ -310,6 +346,13 @@ def unit_of(word: str, mode: Mode) -> Quantity:
         if unit is not None:
             factor, dims = factor * unit.factor, units.mul(dims, unit.dims)
     return Quantity(factor, dims)
+
+
+@functools.lru_cache(maxsize=4096)
+def mode_dependent(word: str) -> bool:
+    """Whether a word names a different unit in some mode (`KB`, `GPU-MB`): see `units.Mode`."""
+    first = unit_of(word, units.MODES[0])
+    return any(unit_of(word, mode) != first for mode in units.MODES[1:])
 
 
 def _binary(op: str, a: Quantity, b: Quantity) -> Quantity:

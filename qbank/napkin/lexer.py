@@ -8,6 +8,7 @@ XOR; here `^` is always a power), and `65,536` is one number while `1,5` is refu
 
 from __future__ import annotations
 
+import functools
 import re
 from fractions import Fraction
 from typing import NamedTuple
@@ -25,6 +26,8 @@ _LATEX = [
     (re.compile(r"\\[,;: !]"), " "),
     (re.compile(r"\\%"), "%"),
 ]
+_POWER = re.compile(r"(?<=[\d)])\s*\*\*\s*(?=[\d(+-])")
+_THOUSANDS = re.compile(r"(?<=\d)[\u202f ](?=\d{3}(?!\d))")
 _CHARS = str.maketrans(
     {"×": "*", "·": "*", "⋅": "*", "∗": "*", "−": "-", "÷": "/", "`": " ", "\u00a0": " ", "\u2009": " "}
 )
@@ -62,15 +65,18 @@ def normalise(text: str) -> str:
             text = pattern.sub(replacement, text)
         text = text.replace("$", " ").replace("{", "(").replace("}", ")")
     text = text.translate(_CHARS)
-    text = re.sub(r"(?<=[\d)])\s*\*\*\s*(?=[\d(+-])", "^", text)  # a power, not markdown bold
+    text = _POWER.sub("^", text)  # a power, not markdown bold
     text = text.replace("**", " ")
-    text = re.sub(r"(?<=\d)[\u202f ](?=\d{3}(?!\d))", lambda m: "" if m.group() == "\u202f" else " ", text)
+    text = _THOUSANDS.sub(lambda m: "" if m.group() == "\u202f" else " ", text)
     return text
 
 
-_TOKEN = re.compile(
+_TOKEN = re.compile(  # no two kinds start with the same character, except `other`, tried last
     r"""
-    (?P<hex>0x[0-9a-fA-F]+\b)
+    \s*+  # spaces before a token: not a token themselves, but `spaced` on the next one
+    (?:
+    (?P<word>°C|[A-Za-zµμ°Ω][A-Za-z0-9µμ°Ω₂_']*(?:-[A-Za-z][A-Za-z0-9µμ_']*|(?<=\w\w)-\d[A-Za-z0-9]*)*)
+  | (?P<hex>0x[0-9a-fA-F]+\b)
   | (?P<grouped>\d{1,3}(?:,\d{3})+(?:\.\d+)?)(?!\d|,\d)
   | (?P<ambiguous>\d+,\d+)
   | (?P<num>(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?)
@@ -82,14 +88,14 @@ _TOKEN = re.compile(
   | (?P<comma>,)
   | (?P<dollar>\$)
   | (?P<percent>%)
-  | (?P<word>°C|[A-Za-zµμ°Ω][A-Za-z0-9µμ°Ω₂_']*(?:-[A-Za-z][A-Za-z0-9µμ_']*|(?<=\w\w)-\d[A-Za-z0-9]*)*)
-  | (?P<space>\s+)
   | (?P<other>.)
+    )
     """,
     re.VERBOSE,
 )
 _TIMES = re.compile(r"x(?:\d|$)")
 _MAGNITUDE = re.compile(r"[kKMG]|T|B(?!/)")  # `0.5B/param` is bytes per parameter, not billions
+_LETTERS = frozenset("kKMGTB")  # the first characters _MAGNITUDE matches: most numbers have none
 _MAGNITUDE_END = re.compile(r"(?![A-Za-z0-9])")
 
 
@@ -98,27 +104,24 @@ def tokenize(text: str) -> list[Token]:
     if len(text) > MAX_TEXT:
         raise LimitError(f"text of {len(text):,} characters is over the limit of {MAX_TEXT:,}")
     tokens: list[Token] = []
-    spaced = False
     pos = 0
-    while pos < len(text):
-        match = _TOKEN.match(text, pos)
-        assert match is not None  # `other` matches any character
-        kind, raw = match.lastgroup or "other", match.group()
-        pos = match.end()
-        if kind == "space":
-            spaced = True
-            continue
-        if kind == "word" and _TIMES.match(raw):  # `3x3`, `x 4`, `1.5x`: a factor sign, not a word
-            tokens.append(Token("times", "x", match.start(), spaced=spaced))
-            pos, spaced = match.start() + 1, False
-            continue
-        if kind in ("hex", "grouped", "num"):
+    carried = False  # the space before a skipped hyphen (`2048 -token`) counts for the next token
+    while match := _TOKEN.match(text, pos):  # None once only spaces are left
+        kind = match.lastgroup or "other"
+        raw, start = match.group(kind), match.start(kind)
+        spaced = carried or start > pos
+        pos, carried = match.end(), False
+        if kind == "word" and raw[0] == "x" and _TIMES.match(raw):
+            # `3x3`, `x 4`, `1.5x`: a factor sign, not a word
+            tokens.append(Token("times", "x", start, spaced=spaced))
+            pos = start + 1
+        elif kind in ("hex", "grouped", "num"):
             value, quantum = _literal(raw, kind)
-            suffix = _MAGNITUDE.match(text, pos)
+            suffix = _MAGNITUDE.match(text, pos) if text[pos : pos + 1] in _LETTERS else None
             letter = ""
             if suffix and _MAGNITUDE_END.match(text, suffix.end()):
                 letter, pos = suffix.group(), suffix.end()
-            tokens.append(Token("num", raw + letter, match.start(), value, quantum, letter, spaced))
+            tokens.append(Token("num", raw + letter, start, value, quantum, letter, spaced))
         elif (
             kind == "op"
             and raw == "-"
@@ -126,12 +129,11 @@ def tokenize(text: str) -> list[Token]:
             and tokens[-1].kind == "num"
             and text[pos : pos + 1].isalpha()
         ):
-            continue  # `2048-token`: a compound adjective, read as `2048 token`
+            carried = spaced  # `2048-token`: a compound adjective, read as `2048 token`
         elif kind == "op" and (raw in "–—" or _is_range(tokens, text, pos, spaced)):
-            tokens.append(Token("range", raw, match.start(), spaced=spaced))
+            tokens.append(Token("range", raw, start, spaced=spaced))
         else:
-            tokens.append(Token(kind, raw, match.start(), spaced=spaced))
-        spaced = False
+            tokens.append(Token(kind, raw, start, spaced=spaced))
     return tokens
 
 
@@ -141,14 +143,19 @@ def _is_range(tokens: list[Token], text: str, pos: int, spaced: bool) -> bool:
     if spaced or not tokens or tokens[-1].kind != "num" or text[pos - 1] != "-":
         return False
     after = _TOKEN.match(text, pos)
-    if after is None or after.lastgroup not in ("num", "grouped"):
-        return False
+    if (
+        after is None
+        or after.lastgroup not in ("num", "grouped")
+        or after.start() != after.start(after.lastgroup)
+    ):
+        return False  # no number right after the hyphen (a space is not a range: `16 - 4`)
     before = tokens[-2] if len(tokens) > 1 else None
     opened = before is not None and before.kind == "lparen" and not tokens[-1].spaced
     left, right = tokens[-1].value, _literal(after.group(), after.lastgroup)[0]
     return not opened and left is not None and left < right
 
 
+@functools.lru_cache(maxsize=4096)  # the same few numbers recur all through a bank
 def _literal(raw: str, kind: str) -> tuple[Fraction, Fraction]:
     if kind == "hex":
         return Fraction(int(raw, 16)), Fraction(1)

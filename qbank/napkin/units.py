@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import NamedTuple
 
 # The base dimensions, in the order of a Dims vector.
 BASE = ("B", "s", "op", "J", "$", "A", "m", "K", "g")
@@ -305,8 +306,7 @@ COUNTS = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class Mode:
+class Mode(NamedTuple):  # a tuple: every value of a term is keyed by its mode, and tuples hash fast
     """One reading of symbols that authors use both ways; an equation passes if any reading fits.
 
     `B` after a number without a space (`7B`) is billions in `7B params` and bytes in `2B/param`;
