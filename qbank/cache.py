@@ -5,6 +5,10 @@ A file's entry is keyed by its bytes, its path as findings show it, and a digest
 else its result depends on: qbank's own code and data, the versions of the libraries that compute
 results, and the bank's schema/ and evidence/ folders. Any change there misses every entry.
 
+It also keeps the last near-duplicate search of a large bank (the similar.Memory): the keys of the
+questions it covered and the pairs it found among them, so that the next audit searches only the
+files that changed.
+
 The cache is safe to delete and is never committed (a `.gitignore` inside it says so). It is also
 never trusted: keys are keyed BLAKE2b hashes with a secret kept outside the repository
 (`$XDG_CACHE_HOME/qbank/secret`), so an entry planted in a pull request can never match a file,
@@ -19,18 +23,33 @@ import json
 import os
 import sqlite3
 import sys
-from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import astuple, dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from qbank.checks.bank import BankEntry
+from qbank.checks.similar import HASHES, KeyPair
 from qbank.finding import Finding, Severity
 
 FOLDER = ".qbank-cache"
-FORMAT = 1  # bump when what an entry holds changes
+FORMAT = 2  # bump when what the database holds changes: a database of another format is started afresh
+_KEY_BYTES = 20
+# A file's row: its findings (JSON), napkin-math counts and BankEntry (path NULL: none), in plain
+# columns: decoding one JSON document per file took a third of a warm audit's reading of the cache.
+# `search` holds one row, the Memory.
+_TABLES = """
+    CREATE TABLE files (key BLOB PRIMARY KEY, findings TEXT, equations INTEGER, checked INTEGER,
+        failed INTEGER, path TEXT, question_id TEXT, tombstone INTEGER, id_line INTEGER,
+        id_column INTEGER, scenario_line INTEGER, scenario_column INTEGER, shingles BLOB, signature BLOB);
+    CREATE TABLE search (id INTEGER PRIMARY KEY CHECK (id = 0), keys BLOB, pairs TEXT);
+"""
+_COLUMNS = 14  # of files
 _LIBRARIES = ("pydantic", "pydantic-core", "PyYAML", "numpy", "ml_dtypes")
+
+
+PRUNE_SLACK = 1000  # stale entries kept beyond the live ones before a whole-bank run drops them
 
 
 class Unavailable(Exception):
@@ -61,46 +80,73 @@ class Cache:
         self._salt = hashlib.blake2b(_secret() + _config(bank), digest_size=32).digest()
 
     def key(self, display: str, data: bytes) -> bytes:
-        digest = hashlib.blake2b(key=self._salt, digest_size=20)
+        digest = hashlib.blake2b(key=self._salt, digest_size=_KEY_BYTES)
         digest.update(display.encode("utf-8", "surrogateescape") + b"\0")
         digest.update(data)
         return digest.digest()
 
     def get(self, keys: list[bytes]) -> dict[bytes, Result]:
         found: dict[bytes, Result] = {}
+        wanted = set(keys)
         with contextlib.suppress(sqlite3.Error):  # unreadable: every file is a miss
-            for first in range(0, len(keys), 900):  # SQLite's bound-parameter limit
-                chunk = keys[first : first + 900]
-                marks = ",".join("?" * len(chunk))
-                rows = self._db.execute(
-                    f"SELECT key, entry, shingles FROM files WHERE key IN ({marks})", chunk
-                )
-                for key, text, shingles in rows:
-                    result = _decode(text, shingles)
-                    if result is not None:
-                        found[key] = result
+            for row in self._rows(keys):
+                result = _decode(row) if row[0] in wanted else None
+                if result is not None:
+                    found[row[0]] = result
         return found
 
-    def put(self, results: Iterable[tuple[bytes, Result]], keep: set[bytes]) -> None:
-        """Store new results; drop entries no file has any more once they outnumber the live ones."""
+    def _rows(self, keys: list[bytes]) -> Any:  # a cursor over rows of files
+        if len(keys) > 900:  # many keys: one scan of the table (at most 2x + 1,000 rows, see put) is faster
+            return self._db.execute("SELECT * FROM files")
+        marks = ",".join("?" * len(keys))  # 900: under SQLite's bound-parameter limit
+        return self._db.execute(f"SELECT * FROM files WHERE key IN ({marks})", keys)
+
+    def put(self, results: Iterable[tuple[bytes, Result]], keep: set[bytes] | None) -> None:
+        """Store new results. `keep`: the keys of every file of the bank, from a run over all of them;
+        entries no file has any more are dropped once they outnumber the live ones. None: the run saw
+        only some files, and drops nothing."""
         with contextlib.suppress(sqlite3.Error), self._db:
             rows = [(key, *_encode(result)) for key, result in results]
-            self._db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?)", rows)
+            marks = ",".join("?" * _COLUMNS)
+            self._db.executemany(f"INSERT OR REPLACE INTO files VALUES ({marks})", rows)
             (count,) = self._db.execute("SELECT count(*) FROM files").fetchone()
-            if count > 2 * len(keep) + 1000:
+            if keep is not None and count > 2 * len(keep) + PRUNE_SLACK:
                 stale = [key for (key,) in self._db.execute("SELECT key FROM files") if key not in keep]
                 self._db.executemany("DELETE FROM files WHERE key = ?", [(k,) for k in stale])
+
+    def recall(self) -> tuple[set[bytes], list[KeyPair]]:
+        """The last near-duplicate search: the keys it covered and the pairs among them (none when
+        there is none or it cannot be read; the search then starts from scratch)."""
+        with contextlib.suppress(sqlite3.Error, ValueError, TypeError, IndexError):
+            row = self._db.execute("SELECT keys, pairs FROM search").fetchone()
+            if row is not None:
+                blob, text = row
+                keys = [blob[i : i + _KEY_BYTES] for i in range(0, len(blob), _KEY_BYTES)]
+                pairs = [(keys[i], keys[j], float(score)) for i, j, score in json.loads(text)]
+                return set(keys), pairs
+        return set(), []
+
+    def remember(self, keys: list[bytes], pairs: list[KeyPair]) -> None:
+        """Keep a near-duplicate search: the keys it covered and the pairs it found among them."""
+        position = {key: i for i, key in enumerate(keys)}
+        text = json.dumps([[position[a], position[b], score] for a, b, score in pairs])
+        with contextlib.suppress(sqlite3.Error), self._db:
+            self._db.execute("INSERT OR REPLACE INTO search VALUES (0, ?, ?)", (b"".join(keys), text))
 
     def close(self) -> None:
         self._db.close()
 
 
 def _open(path: Path) -> sqlite3.Connection:
-    """The cache database; a damaged one is started afresh (it only ever holds derived data)."""
+    """The cache database; a damaged one, or one of another FORMAT, is started afresh (it only ever
+    holds derived data)."""
     for attempt in (1, 2):
         db = sqlite3.connect(path, timeout=10)
         try:
-            db.execute("CREATE TABLE IF NOT EXISTS files (key BLOB PRIMARY KEY, entry TEXT, shingles BLOB)")
+            (version,) = db.execute("PRAGMA user_version").fetchone()
+            if version != FORMAT:
+                drop = "DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS search;"
+                db.executescript(f"BEGIN IMMEDIATE; {drop} {_TABLES} PRAGMA user_version = {FORMAT}; COMMIT;")
             return db
         except sqlite3.DatabaseError:
             db.close()
@@ -110,36 +156,52 @@ def _open(path: Path) -> sqlite3.Connection:
     raise AssertionError("unreachable")
 
 
-def _encode(result: Result) -> tuple[str, bytes]:
+def _encode(result: Result) -> tuple[object, ...]:
+    findings = json.dumps([astuple(f) for f in result.findings])
     entry = result.entry
-    head = (
-        None if entry is None else [*astuple(entry)[:5], entry.signature.hex() if entry.signature else None]
+    if entry is None:  # a file that could not be loaded: the entry's nine columns are NULL
+        return (findings, *result.tally, *[None] * 9)
+    return (
+        findings,
+        *result.tally,
+        entry.path,
+        entry.question_id,
+        entry.tombstone,
+        *entry.id_at,
+        *entry.scenario_at,
+        entry.shingles,
+        entry.signature,
     )
-    findings = [astuple(f) for f in result.findings]
-    shingles = array("q", sorted(entry.shingles)).tobytes() if entry else b""
-    return json.dumps([FORMAT, findings, head, result.tally]), shingles
 
 
-def _decode(text: str, shingles: bytes) -> Result | None:
-    """An entry, or None for one this version cannot read (a miss, never an error)."""
+def _decode(row: Any) -> Result | None:
+    """A row's result, or None for one this version cannot read (a miss, never an error)."""
+    key, findings, equations, checked, failed, path, question_id, tombstone, *at, shingles, signature = row
     try:
-        version, findings, head, tally = json.loads(text)
-        if version != FORMAT:
-            return None
-        entry = None
-        if head is not None:
-            path, question_id, tombstone, id_at, scenario_at, signature = head
-            members = frozenset(array("q", shingles))
-            raw = bytes.fromhex(signature) if signature else None
-            entry = BankEntry(path, question_id, tombstone, tuple(id_at), tuple(scenario_at), members, raw)
         found = [
             Finding(p, line, col, code, name, Severity(sev), msg, qid)
-            for p, line, col, code, name, sev, msg, qid in findings
+            for p, line, col, code, name, sev, msg, qid in ([] if findings == "[]" else json.loads(findings))
         ]
-        equations, checked, failed = tally
-        return Result(found, entry, (equations, checked, failed))
     except (ValueError, TypeError):
         return None
+    entry = None
+    if path is not None:
+        if not (isinstance(shingles, bytes) and len(shingles) % 8 == 0):
+            return None
+        if not (signature is None or isinstance(signature, bytes) and len(signature) == HASHES * 4):
+            return None
+        id_line, id_column, scenario_line, scenario_column = at
+        entry = BankEntry(
+            path,
+            question_id,
+            bool(tombstone),
+            (id_line, id_column),
+            (scenario_line, scenario_column),
+            shingles,
+            signature,
+            key,
+        )
+    return Result(found, entry, (equations, checked, failed))
 
 
 def _secret() -> bytes:
@@ -167,7 +229,10 @@ def _secret() -> bytes:
 def _config(bank: Path) -> bytes:
     """A digest of everything besides the file that a file's result depends on."""
     digest = hashlib.blake2b(digest_size=32)
-    digest.update(f"{FORMAT} {sys.version} {bank.resolve()} ftz={_flushes_subnormals()}".encode())
+    # byte order too: shingles and signatures are kept as machine integers
+    digest.update(
+        f"{FORMAT} {sys.version} {sys.byteorder} {bank.resolve()} ftz={_flushes_subnormals()}".encode()
+    )
     for name in _LIBRARIES:
         with contextlib.suppress(metadata.PackageNotFoundError):
             digest.update(f" {name}={metadata.version(name)}".encode())

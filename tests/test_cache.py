@@ -1,15 +1,19 @@
-"""The audit cache (.qbank-cache/): same report warm as cold, re-checks exactly what changed, and
-never trusts what it did not make."""
+"""The audit cache (.qbank-cache/): same report warm as cold (near-duplicates included), re-checks
+exactly what changed, and never trusts what it did not make."""
 
 from __future__ import annotations
 
 import shutil
+import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from qbank import engine, source
+from qbank import cache, engine, source
+from qbank.cache import Cache
+from qbank.checks import similar
 from tests.conftest import REPO
 
 QUESTIONS = sorted((REPO / "questions").rglob("*.yaml"))[:6]
@@ -66,6 +70,35 @@ def test_editing_a_file_rechecks_only_that_file(bank: Path, monkeypatch: pytest.
     assert any(f.path.endswith(edited.name) for f in report.findings)  # the new title is not title case
 
 
+def test_a_run_on_some_files_drops_no_other_entry(bank: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pre-commit run sees one file, and --bank-only checks none: neither can tell a stale entry
+    from another file's, so they keep them all (pruning there left a cold cache behind each hook run)."""
+    monkeypatch.setattr(cache, "PRUNE_SLACK", 0)
+    _audit(bank)
+    edited = bank / QUESTIONS[0].relative_to(REPO)
+    edited.write_text(edited.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    _audit(bank, paths=(edited,))
+    _audit(bank, bank_only=True)
+    seen = _parsed(monkeypatch)
+    _audit(bank)
+    assert seen == []
+
+
+def test_bank_wide_reads_take_cached_entries(bank: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--bank-only (the second pre-commit hook) reads every file for the repo-wide rules: where the
+    cache knows a file's bytes it takes the file's entry from there, and reports the same."""
+    copy = bank / QUESTIONS[1].relative_to(REPO)
+    twin = copy.with_name("cloud-202611-twin.yaml")
+    twin.write_text(copy.read_text(encoding="utf-8"), encoding="utf-8")  # a duplicate id and text
+    _audit(bank)
+    uncached = engine.audit(engine.Settings(bank_only=True), bank)
+    seen = _parsed(monkeypatch)
+    cached = _audit(bank, bank_only=True)
+    assert seen == ["cloud-202611-0bad.yaml"]  # unloadable, so nothing is cached for its entry
+    assert {f.name for f in cached.findings} >= {"duplicate-id", "near-duplicate", "yaml-syntax"}
+    assert (cached.findings, cached.summary) == (uncached.findings, uncached.summary)
+
+
 def test_a_schema_change_rechecks_everything(bank: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _audit(bank)
     taxonomy = bank / "schema" / "taxonomy.yaml"
@@ -105,3 +138,83 @@ def test_worker_processes_report_what_one_process_does(bank: Path) -> None:
     parallel = engine.audit(engine.Settings(jobs=2), bank)
     assert (parallel.findings, parallel.summary) == (serial.findings, serial.summary)
     assert serial.summary.math.equations > 0
+
+
+@pytest.fixture
+def large_bank(tmp_path: Path) -> Path:
+    """Past similar.PAIRWISE_LIMIT, so the near-duplicate search is MinHash/LSH and remembered."""
+    shutil.copytree(REPO / "schema", tmp_path / "schema")
+    for question in LARGE:
+        target = tmp_path / question.relative_to(REPO)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(question, target)
+    return tmp_path
+
+
+LARGE = sorted((REPO / "questions").rglob("*.yaml"))[: similar.PAIRWISE_LIMIT + 10]
+
+
+def _copy(bank: Path, question: Path) -> Path:
+    """A second file with the same text: a near-duplicate (and a duplicate id)."""
+    original = bank / question.relative_to(REPO)
+    copy = original.with_name(original.stem + "-copy.yaml")
+    shutil.copy2(original, copy)
+    return copy
+
+
+def _reworded(file: Path) -> None:
+    """Enough new words in the title that the file no longer reads like its original."""
+    words = " ".join(f"Zz{k}" for k in range(150))
+    file.write_text(
+        file.read_text(encoding="utf-8").replace("\ntitle: ", f"\ntitle: {words} ", 1), encoding="utf-8"
+    )
+
+
+def test_a_warm_audit_finds_the_near_duplicates_a_cold_one_finds(large_bank: Path) -> None:
+    """The cache remembers the last near-duplicate search; after each edit (a copy, the copy
+    reworded, a copy of another, an unrelated edit, that original deleted) a warm audit reports
+    what an audit without the cache does."""
+    first, other = _copy(large_bank, LARGE[0]), large_bank / LARGE[9].relative_to(REPO)
+    edits: list[Callable[[], object]] = [
+        lambda: None,
+        lambda: _reworded(first),
+        lambda: _copy(large_bank, LARGE[5]),
+        lambda: other.write_text(other.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8"),
+        lambda: (large_bank / LARGE[5].relative_to(REPO)).unlink(),
+    ]
+    near = []
+    for edit in edits:
+        edit()
+        warm = _audit(large_bank)
+        cold = engine.audit(engine.Settings(cache=False), large_bank)
+        assert (warm.findings, warm.summary) == (cold.findings, cold.summary)
+        near.append(sum(f.name == "near-duplicate" for f in warm.findings))
+        assert _remembered(large_bank) == warm.summary.questions  # the search covered every question
+    assert near == [2, 0, 2, 2, 0]  # the third pair was recalled: neither of its files changed
+
+
+def _remembered(bank: Path) -> int:
+    cache = Cache(bank)
+    try:
+        return len(cache.recall()[0])
+    finally:
+        cache.close()
+
+
+def test_an_unreadable_memory_means_a_search_from_scratch(large_bank: Path) -> None:
+    _copy(large_bank, LARGE[0])
+    cold = _audit(large_bank)
+    with sqlite3.connect(large_bank / ".qbank-cache" / "audit.sqlite3") as db:
+        db.execute("UPDATE search SET pairs = 'not json'")
+    assert _audit(large_bank).findings == cold.findings
+
+
+def test_a_cache_of_another_format_is_started_afresh(bank: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = bank / ".qbank-cache"
+    folder.mkdir()
+    with sqlite3.connect(folder / "audit.sqlite3") as db:  # as qbank 0.1 left it (FORMAT 1)
+        db.execute("CREATE TABLE files (key BLOB PRIMARY KEY, entry TEXT, shingles BLOB)")
+    cold = _audit(bank)
+    seen = _parsed(monkeypatch)
+    assert _audit(bank).findings == cold.findings
+    assert seen == []

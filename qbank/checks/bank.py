@@ -1,7 +1,8 @@
 """Rules that look past one field: a file's place in the bank, its topic, and ids across the bank.
 
 The repo-wide rules read a BankEntry per file, not the file: the little they need, which the audit
-cache keeps, so that a warm run re-reads no unchanged question.
+cache keeps, so that a warm run re-reads no unchanged question. Like the record checks, they are
+given the Context (the near-duplicate rule finds the audit cache's memory there).
 """
 
 from __future__ import annotations
@@ -31,22 +32,21 @@ class BankEntry:
     tombstone: bool
     id_at: tuple[int, int]  # 1-based line and column of the id's value
     scenario_at: tuple[int, int]
-    shingles: frozenset[int]  # of title, scenario and question (similar.shingles)
-    signature: bytes | None = None  # their MinHash signature, for banks past similar.PAIRWISE_LIMIT
+    shingles: bytes  # of title, scenario and question (similar.shingles), packed by similar.pack
+    signature: bytes | None = None  # their MinHash signature (similar.signatures), made for large banks
+    key: bytes = b""  # the file's key in the audit cache; empty when the file is not in it
 
 
-def entry_of(document: Document, signature: bool = False) -> BankEntry:
+def entry_of(document: Document) -> BankEntry:
     data = document.data
     question_id = data.get("id")
-    shingles = similar.shingles(similar.text_of(data))
     return BankEntry(
         document.path,
         question_id if isinstance(question_id, str) else None,
         data.get("status") == "deleted",
         document.positions.value(("id",)),
         document.positions.value(("scenario",)),
-        shingles,
-        similar.signature(shingles) if signature else None,
+        similar.pack(similar.shingles(similar.text_of(data))),
     )
 
 
@@ -90,7 +90,7 @@ def check_path(record: Record, context: Context) -> Iterator[Finding]:
 
 
 @rule("QB200", "duplicate-id")
-def check_duplicate_ids(entries: Sequence[BankEntry]) -> Iterator[Finding]:
+def check_duplicate_ids(entries: Sequence[BankEntry], context: Context) -> Iterator[Finding]:
     """Every question id is unique across the bank, tombstones included (an id is never reused).
 
     Each copy is reported, naming the other files.

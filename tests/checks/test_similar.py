@@ -1,13 +1,19 @@
-"""Near-duplicates: masked numbers, the pairwise and the MinHash/LSH paths agreeing, and no numpy for small batches."""
+"""Near-duplicates: masked numbers, the pairwise and the MinHash/LSH paths agreeing, a search that
+reuses the last one agreeing with one from scratch, and no numpy for small batches."""
 
 from __future__ import annotations
 
+import hashlib
 import random
 import subprocess
 import sys
+from collections.abc import Callable
 from itertools import combinations
 
+import numpy as np
+
 from qbank.checks import similar
+from qbank.checks.bank import BankEntry
 
 SCENARIO = (
     "A 7B model serves chat traffic on one A100 40GB with a batch of 16 and 2,048-token contexts; "
@@ -80,3 +86,93 @@ def test_small_batches_do_not_import_numpy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_one_batch_of_signatures_equals_one_set_at_a_time() -> None:
+    sets = [similar.shingles(t) for t in _texts(30, 5)] + [frozenset()]
+    packed = [similar.pack(s) for s in sets]
+    assert similar.signatures(packed) == [similar.signatures([p])[0] for p in packed]
+    assert similar.signatures(packed)[-1] == b"\xff" * similar.HASHES * 4  # an empty set: all-max
+
+
+def test_exact_similarities_in_numpy_equal_jaccard() -> None:
+    sets = [similar.shingles(t) for t in _texts(40, 20)] + [frozenset(), frozenset()]
+    tokens = similar._Tokens([similar.pack(s) for s in sets])
+    pairs = list(combinations(range(len(sets)), 2))
+    left, right = (np.array(side) for side in zip(*pairs, strict=True))
+    assert tokens.jaccards(left, right).tolist() == [similar.jaccard(sets[i], sets[j]) for i, j in pairs]
+
+
+class _Memory:
+    """similar.Memory in two attributes (the audit cache keeps the same in SQLite)."""
+
+    def __init__(self) -> None:
+        self.keys: list[bytes] = []
+        self.pairs: list[similar.KeyPair] = []
+
+    def recall(self) -> tuple[set[bytes], list[similar.KeyPair]]:
+        return set(self.keys), list(self.pairs)
+
+    def remember(self, keys: list[bytes], pairs: list[similar.KeyPair]) -> None:
+        self.keys, self.pairs = keys, pairs
+
+
+def _entries(texts: dict[str, str]) -> list[BankEntry]:
+    """One entry per file name, keyed (like the cache) by name and text: an edit changes the key."""
+    return [
+        BankEntry(
+            name, None, False, (1, 1), (1, 1), similar.pack(similar.shingles(text)), None, _key(name, text)
+        )
+        for name, text in sorted(texts.items())
+    ]
+
+
+def _key(name: str, text: str) -> bytes:
+    return hashlib.blake2b(f"{name}\0{text}".encode(), digest_size=20).digest()
+
+
+def _named(entries: list[BankEntry], pairs: list[similar.Pair]) -> list[tuple[str, str, float]]:
+    return [(entries[i].path, entries[j].path, score) for i, j, score in pairs]
+
+
+def test_a_search_that_reuses_the_last_one_finds_what_a_search_from_scratch_finds() -> None:
+    """Edits that make and break near-duplicates, deleted and added files, one file and many at a
+    time: after each, the search with a memory equals one from scratch (no memory)."""
+    rng = random.Random(7)
+    pool = _texts(500, 80)
+    texts = {f"q{k:03}": pool[k] for k in range(300)} | {f"c{k:03}": pool[500 + k] for k in range(40)}
+    memory = _Memory()
+    edits: list[Callable[[dict[str, str]], None]] = [
+        lambda t: t.update(c000=pool[450]),  # a copy rewritten: one pair gone
+        lambda t: t.update(n001=pool[5]),  # a new file copying another: one pair more
+        lambda t: t.update(q010=pool[11]),  # an old file edited into a copy of another
+        lambda t: t.pop("q001"),  # a deleted file: its pair goes with it
+        lambda t: t.update({f"c{k:03}": pool[400 + k] for k in range(1, 30)}),  # many at once
+        lambda t: t.update({f"m{k:03}": pool[k] for k in range(60, 80)}),  # many copies added
+        lambda t: t.update({name: t[name] + " w1 w2 w3" for name in rng.sample(sorted(t), 5)}),
+        lambda t: None,  # nothing changed
+    ]
+    for edit in [lambda t: None, *edits]:
+        edit(texts)
+        entries = _entries(texts)
+        scratch = similar.near_duplicates(entries)
+        assert scratch == similar.similar_pairs([similar.unpack(e.shingles) for e in entries])
+        assert _named(entries, similar.near_duplicates(entries, memory)) == _named(entries, scratch)
+        assert sorted(memory.keys) == sorted(e.key for e in entries)
+    assert len(scratch) > 10
+
+
+def test_pairs_among_unchanged_files_are_recalled_not_searched() -> None:
+    """What makes a warm audit fast: a pair the memory holds between two unchanged files is taken
+    as it is (here one that is not even true), and only a changed file is compared afresh."""
+    pool = _texts(200, 0)
+    texts = {f"q{k:03}": pool[k] for k in range(150)}
+    entries, memory = _entries(texts), _Memory()
+    assert similar.near_duplicates(entries, memory) == []
+    memory.pairs = [(entries[3].key, entries[4].key, 0.75)]
+    texts["q100"] = pool[7]  # now a copy of q007
+    entries = _entries(texts)
+    assert _named(entries, similar.near_duplicates(entries, memory)) == [
+        ("q003", "q004", 0.75),
+        ("q007", "q100", 1.0),
+    ]
