@@ -1,26 +1,32 @@
 """Audit speed and memory against the parsing floor, side by side in one run (run by hand).
 
-    .venv/bin/python benchmarks/audit.py N [N ...] [--tools DIR]
+    .venv/bin/python benchmarks/audit.py N [N ...] [--tools DIR] [--rounds R]
 
 For each N it builds an N-question bank (benchmarks/make_bank.py) under /tmp and times, as fresh
-processes in interleaved rounds (best of 3, these machines are noisy):
-  floor        PyYAML's CSafeLoader (libyaml, C) over the same files, in one process
-  cold         qbank audit --no-cache (schema, corpus rules, math, near-duplicates)
-  warm         qbank audit after one file was edited (the cache holds the rest)
-  one file     qbank audit FILE, as the pre-commit hook runs it, interpreter start-up included
+processes in interleaved rounds (best of R, these machines are noisy):
+  floor          PyYAML's CSafeLoader (libyaml, C) over the same files, in one process
+  cold           qbank audit --no-cache (schema, corpus rules, math, near-duplicates)
+  warm           qbank audit after one file was edited (the cache holds the rest)
+  hook, 1 file   qbank audit FILE on a file just edited (a cache miss), as the pre-commit hook runs
+                 it, interpreter start-up included
+  hook, bank     qbank audit --bank-only after that edit (the second pre-commit hook)
   and, with --tools DIR holding check-jsonschema and yamllint (pip install check-jsonschema
   yamllint), both over the same files.
-Peak memory is the largest resident set of the audit's processes (getrusage of the children).
+Then the peak memory of a cold audit: the largest resident set among its processes.
+
+Children run with bytecode caching on (PYTHONDONTWRITEBYTECODE removed from their environment), as
+on a user's machine: a round before the timed ones writes the .pyc files and fills the cache.
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,6 +37,8 @@ FLOOR = (
     "for f in sorted(pathlib.Path(sys.argv[1]).rglob('*.yaml')):\n"
     "    yaml.load(f.read_bytes(), Loader=yaml.CSafeLoader)\n"
 )
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+Command = tuple[list[str], Callable[[], None] | None]
 
 
 def bank(n: int) -> Path:
@@ -45,8 +53,76 @@ def timed(command: list[str], cwd: Path, before: Callable[[], None] | None = Non
     if before is not None:
         before()
     start = time.perf_counter()
-    subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    subprocess.run(
+        command, cwd=cwd, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
+    )
     return time.perf_counter() - start
+
+
+def editor(file: Path) -> Callable[[], None]:
+    """A function that changes `file` (a new comment each call), so its cache entry misses."""
+    original, count = file.read_bytes(), itertools.count()
+
+    def edit() -> None:
+        file.write_bytes(original + f"# edit {next(count)}\n".encode())
+
+    return edit
+
+
+def commands(root: Path, files: list[Path], tools: Path | None) -> dict[str, Command]:
+    one = files[len(files) // 2]
+    edit_one, edit_first = editor(one), editor(files[0])
+    out: dict[str, Command] = {
+        "floor (CSafeLoader)": ([PYTHON, "-c", FLOOR, "questions"], None),
+        "qbank audit --no-cache": ([*QBANK, "audit", "--no-cache"], None),
+        "qbank audit, warm, 1 file edited": ([*QBANK, "audit"], edit_first),
+        "hook: qbank audit FILE (edited)": ([*QBANK, "audit", str(one.relative_to(root))], edit_one),
+        "hook: qbank audit --bank-only": ([*QBANK, "audit", "--bank-only"], edit_first),
+    }
+    if tools:
+        schema = str(ROOT / "schema" / "question.schema.json")
+        listed = [str(f.relative_to(root)) for f in files]
+        out["check-jsonschema"] = ([str(tools / "check-jsonschema"), "--schemafile", schema, *listed], None)
+        out["yamllint -d relaxed"] = ([str(tools / "yamllint"), "-d", "relaxed", "questions"], None)
+    return out
+
+
+def measure(n: int, tools: Path | None, rounds: int) -> None:
+    root = bank(n)
+    files = sorted((root / "questions").rglob("*.yaml"))
+    chosen = commands(root, files, tools)
+    originals = {f: f.read_bytes() for f in (files[0], files[len(files) // 2])}
+    try:
+        for command, _ in chosen.values():  # writes .pyc files and fills the cache; not timed
+            timed(command, root)
+        best: dict[str, float] = {}
+        for _ in range(rounds):
+            for name, (command, before) in chosen.items():
+                seconds = timed(command, root, before)
+                best[name] = min(best.get(name, seconds), seconds)
+        peak = _peak_memory([*QBANK, "audit", "--no-cache"], root)
+    finally:
+        for file, data in originals.items():
+            file.write_bytes(data)
+    floor = best["floor (CSafeLoader)"]
+    size = sum(f.stat().st_size for f in files) / 1e6
+    print(f"\n{n} questions ({size:.1f} MB, {os.cpu_count()} CPUs), best of {rounds}:")
+    for name, seconds in best.items():
+        print(f"  {name:36} {seconds:7.2f} s  {seconds / floor:5.2f}x floor")
+    print(f"  peak memory, cold audit: {peak / 1024:.0f} MB (largest process)")
+
+
+def _peak_memory(command: list[str], cwd: Path) -> int:
+    """Peak resident set of the largest process, measured in a child of its own (KiB)."""
+    probe = (
+        "import resource, subprocess, sys\n"
+        "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    )
+    done = subprocess.run(
+        [PYTHON, "-c", probe, *command], cwd=cwd, env=ENV, capture_output=True, text=True, check=True
+    )
+    return int(done.stdout.strip())
 
 
 def main() -> None:
@@ -56,57 +132,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     for n in args.sizes:
-        root = bank(n)
-        files = sorted((root / "questions").rglob("*.yaml"))
-        one, edited = files[len(files) // 2], files[0]
-        original = edited.read_bytes()
-        counter = itertools.count()
-
-        def edit(edited: Path = edited, original: bytes = original, counter: Iterator[int] = counter) -> None:
-            edited.write_bytes(original + f"# edit {next(counter)}\n".encode())
-
-        commands = {
-            "floor (CSafeLoader)": ([PYTHON, "-c", FLOOR, "questions"], None),
-            "qbank audit --no-cache": ([*QBANK, "audit", "--no-cache"], None),
-            "qbank audit, warm, 1 file edited": ([*QBANK, "audit"], edit),
-            "qbank audit ONE_FILE": ([*QBANK, "audit", str(one.relative_to(root))], None),
-        }
-        if args.tools:
-            schema = str(ROOT / "schema" / "question.schema.json")
-            listed = [str(f.relative_to(root)) for f in files]
-            commands["check-jsonschema"] = (
-                [str(args.tools / "check-jsonschema"), "--schemafile", schema, *listed],
-                None,
-            )
-            commands["yamllint"] = ([str(args.tools / "yamllint"), "-d", "relaxed", "questions"], None)
-        subprocess.run([*QBANK, "audit"], cwd=root, stdout=subprocess.DEVNULL, check=False)  # fill the cache
-        best: dict[str, float] = {}
-        for _ in range(args.rounds):
-            for name, (command, before) in commands.items():
-                seconds = timed(command, root, before)
-                best[name] = min(best.get(name, seconds), seconds)
-        peak = _peak_memory([*QBANK, "audit", "--no-cache"], root)
-        edited.write_bytes(original)
-        floor = best["floor (CSafeLoader)"]
-        print(
-            f"\n{n} questions ({sum(f.stat().st_size for f in files) / 1e6:.1f} MB), best of {args.rounds}:"
-        )
-        for name, seconds in best.items():
-            print(f"  {name:36} {seconds:7.2f} s  {seconds / floor:5.2f}x floor")
-        print(f"  peak memory, cold audit: {peak / 1024:.0f} MB (largest process)")
-
-
-def _peak_memory(command: list[str], cwd: Path) -> int:
-    """Peak resident set of the largest process, measured in a child of its own."""
-    probe = (
-        "import resource, subprocess, sys\n"
-        "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
-        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
-    )
-    done = subprocess.run(
-        [PYTHON, "-c", probe, *command], cwd=cwd, capture_output=True, text=True, check=True
-    )
-    return int(done.stdout.strip())
+        measure(n, args.tools, args.rounds)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from qbank import __version__, model
+from qbank import __version__, vocabulary
 from qbank.finding import Finding, Severity, exit_code
 
 if typing.TYPE_CHECKING:
@@ -220,10 +220,10 @@ def _choices(literal: object) -> click.Choice[str]:
 
 
 @main.command()
-@click.option("--track", required=True, type=_choices(model.Track))
-@click.option("--area", "competency_area", required=True, type=_choices(model.CompetencyArea))
-@click.option("--level", required=True, type=_choices(model.Level))
-@click.option("--zone", required=True, type=_choices(model.Zone))
+@click.option("--track", required=True, type=_choices(vocabulary.Track))
+@click.option("--area", "competency_area", required=True, type=_choices(vocabulary.CompetencyArea))
+@click.option("--level", required=True, type=_choices(vocabulary.Level))
+@click.option("--zone", required=True, type=_choices(vocabulary.Zone))
 @click.option("--topic", required=True, help="A topic slug from schema/taxonomy.yaml.")
 @click.option("--title", required=True, help="A concrete, searchable title in Title Case.")
 def new(track: str, competency_area: str, level: str, zone: str, topic: str, title: str) -> None:

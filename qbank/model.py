@@ -22,45 +22,19 @@ from qbank import rules
 from qbank.checks import classification, markers, options, text
 from qbank.numerics.claims import Claim
 from qbank.rules import Problem
-
-Track = Literal["tinyml", "edge", "mobile", "cloud", "global"]
-Level = Literal["L1", "L2", "L3", "L4", "L5", "L6+"]
-Zone = Literal[
-    "recall",
-    "analyze",
-    "design",
-    "implement",
-    "fluency",
-    "diagnosis",
-    "specification",
-    "optimization",
-    "evaluation",
-    "realization",
-    "mastery",
-]
-CompetencyArea = Literal[
-    "deployment",
-    "parallelism",
-    "networking",
-    "latency",
-    "memory",
-    "compute",
-    "data",
-    "power",
-    "precision",
-    "reliability",
-    "optimization",
-    "architecture",
-    "cross-cutting",
-]
-BloomLevel = Literal["remember", "understand", "apply", "analyze", "evaluate", "create"]
-Phase = Literal["training", "inference", "both"]
-Status = Literal["draft", "published", "flagged", "archived", "deleted"]
-Provenance = Literal["human", "llm-draft", "llm-then-human-edited", "imported", "generated"]
-ReviewStatus = Literal["not-reviewed", "verified", "flagged", "needs-rework"]
-
-ID_PATTERN = r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$"
-SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
+from qbank.vocabulary import (
+    ID_PATTERN,
+    SLUG_PATTERN,
+    BloomLevel,
+    CompetencyArea,
+    Level,
+    Phase,
+    Provenance,
+    ReviewStatus,
+    Status,
+    Track,
+    Zone,
+)
 
 
 def _fail(check: Callable[..., Any], problem: Problem, at: str = "") -> PydanticCustomError:

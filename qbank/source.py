@@ -181,6 +181,10 @@ def load_text(text: str, path: str) -> Document | Finding:
         return problem.finding_of(path, line, column, problem.message)  # type: ignore[no-any-return]
     except yaml.YAMLError as exc:
         line, column, message = _describe_yaml_error(text, exc)
+        if getattr(exc, "problem", None) == "exceeded maximum nesting depth":
+            # libyaml 0.2.6 (in PyYAML 6.0.4) stops at 1,000 flow levels in its scanner, which reads
+            # ahead of the events our own depth count sees: the same rule, whichever layer notices.
+            return nesting_too_deep(path, line, column, message)
         return yaml_syntax(path, line, column, message)
     if not isinstance(data, dict):
         return not_mapping(path, type(data).__name__)

@@ -7,7 +7,6 @@ into a line and column: the key for unknown keys, the parent for missing ones, t
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -148,6 +147,8 @@ def unknown_key(path: str, line: int, column: int, loc: Loc, question_id: str | 
     Passes:
         title: The FP16 Loss Scaling Dance
     """
+    import difflib  # only a file with an unknown key pays for it
+
     name = str(loc[-1]) if loc else ""
     close = difflib.get_close_matches(name, _fields_at(loc[:-1]), n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""

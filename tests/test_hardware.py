@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +12,7 @@ import pytest
 import yaml
 from conftest import REPO
 
-from qbank.hardware import HardwareTable, quantity
+from qbank.hardware import HardwareTable, alternation, quantity
 from qbank.taxonomy import load_bank_schema
 
 TABLE: HardwareTable = load_bank_schema(REPO / "schema").hardware  # type: ignore[union-attr]
@@ -50,6 +52,30 @@ def test_every_device_names_a_source_with_a_link() -> None:
 def test_aliases_are_unique() -> None:
     aliases = [a for d in TABLE.devices.values() for a in d.aliases]
     assert len(aliases) == len(set(aliases))
+
+
+def test_mentions_are_those_of_a_longest_first_alternation() -> None:
+    """`mentions` finds aliases with a trie and a pre-search; it must find exactly what the plain
+    pattern (aliases longest first, standing as words) finds, on text made to confuse it: aliases
+    glued to each other, to letters, digits, hyphens and dots, and prefixes of longer aliases."""
+    by_alias = {a: d for d in TABLE.devices.values() for a in d.aliases}
+    longest_first = "|".join(map(re.escape, sorted(by_alias, key=len, reverse=True)))
+    plain = re.compile(r"(?<![\w.-])(" + longest_first + r")(?![\w-])")
+    pieces = [*by_alias, *{a[: len(a) // 2] for a in by_alias}, " ", "-", ".", "x", "1", ":", " PCIe", "SXM"]
+    rng = random.Random(8)
+    for _ in range(5000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 8)))
+        expected = [(m.span(), by_alias[m.group(1)]) for m in plain.finditer(text)]
+        assert [(m.span(), device) for m, device in TABLE.mentions(text)] == expected, text
+
+
+def test_alternation_prefers_the_longest_word() -> None:
+    pattern = re.compile(alternation(["H100", "H100 PCIe", "H200", "A100"]))
+    assert [m.group() for m in pattern.finditer("H100 PCIe, H100 SXM, H200, A10")] == [
+        "H100 PCIe",
+        "H100",
+        "H200",
+    ]
 
 
 def _mlsysim_data() -> Path:

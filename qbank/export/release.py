@@ -24,7 +24,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from qbank import __version__, model
+from qbank import __version__, vocabulary
 from qbank.engine import Report, display_path
 from qbank.export.files import write_atomic
 from qbank.finding import Severity
@@ -127,10 +127,10 @@ def canonical(data: Any) -> bytes:
 def taxonomy(release: Release) -> dict[str, Any]:
     """The closed vocabularies a consumer filters by: the model's enums and the bank's topics."""
     return {
-        "tracks": list(typing.get_args(model.Track)),
-        "levels": list(typing.get_args(model.Level)),
-        "zones": list(typing.get_args(model.Zone)),
-        "competency_areas": list(typing.get_args(model.CompetencyArea)),
+        "tracks": list(typing.get_args(vocabulary.Track)),
+        "levels": list(typing.get_args(vocabulary.Level)),
+        "zones": list(typing.get_args(vocabulary.Zone)),
+        "competency_areas": list(typing.get_args(vocabulary.CompetencyArea)),
         "topics": {group: list(slugs) for group, slugs in release.topic_groups.items()},
     }
 

@@ -30,14 +30,14 @@ from urllib.parse import urlencode
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from qbank import model
+from qbank import vocabulary
 from qbank.export import files, markdown
 from qbank.export.release import Release, document
 from qbank.model import Question
 
 ASSETS = ("site.css", "search.js", "question.js")
 PARALLEL_FROM = 2000  # questions: below this, starting worker processes costs more than it saves
-_ID = re.compile(model.ID_PATTERN)
+_ID = re.compile(vocabulary.ID_PATTERN)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ ValueClass = Literal["zero", "subnormal", "normal", "inf", "nan"]
 
 
 class _Claim(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
 
     claim: Annotated[str, Field(min_length=1, description="The sentence of the question this checks.")]
 

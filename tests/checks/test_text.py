@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from qbank.checks import text
@@ -113,6 +115,10 @@ def test_lengths() -> None:
         "click javascript:alert(1)",
         "<iframe src",
         "x onload=go()",
+        "see JAVASCRIPT:alert(1)",
+        "data : Text/HTML,<b>",
+        "javaſcript:alert(1)",  # re's IGNORECASE reads the long s as s
+        "JAVASCRİPT:alert(1)",
     ],
 )
 def test_raw_html_rejected(value: str) -> None:
@@ -124,6 +130,17 @@ def test_raw_html_rejected(value: str) -> None:
 )
 def test_raw_html_accepts_plain_text(value: str) -> None:
     assert text.raw_html(value) is None
+
+
+def test_script_url_prefilter_covers_every_case_insensitive_letter() -> None:
+    """raw_html runs the `javascript:` pattern only where "script" or "text/html" is written; every
+    character re.IGNORECASE matches to one of their letters must fold to it."""
+    letters = "scriptexhml"
+    every_character = "".join(map(chr, range(0x110000)))
+    for found in re.finditer(f"[{letters}]", every_character, re.IGNORECASE):
+        char = found.group()
+        matched = {letter for letter in letters if re.fullmatch(letter, char, re.IGNORECASE)}
+        assert matched == {char.translate(text._URL_LETTERS).lower()}, hex(ord(char))
 
 
 def test_todo_anywhere_is_a_placeholder() -> None:
