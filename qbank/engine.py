@@ -163,7 +163,7 @@ def _check_files(
     file has any more, so only such a run prunes them (a pre-commit run on one file must not)."""
     if settings.records:
         shown_files = [(f, display_path(f, cwd)) for f in progress(files)]
-        pairs = [_check_file(f, d, source.read(f, d), context) for f, d in shown_files]
+        pairs = [_check_file(f, d, None, context) for f, d in shown_files]
         return [r for r, _ in pairs], [record for _, record in pairs if record is not None]
     shown, data, keys, known = _read(files, cwd, cache)
     todo = [i for i, k in enumerate(keys) if k not in known]
@@ -179,11 +179,14 @@ def _check_files(
 
 def _read(
     files: list[Path], cwd: Path, cache: Cache | None
-) -> tuple[list[str], list[bytes | Finding], list[bytes], dict[bytes, Result]]:
+) -> tuple[list[str], list[bytes | Finding | None], list[bytes], dict[bytes, Result]]:
     """Each file's displayed path, bytes (or why they cannot be read) and cache key (empty without
-    one), and the cached results of those keys the cache knows."""
+    one), and the cached results of those keys the cache knows. Without a cache nothing is read
+    here (None): a file is read where it is checked, in a worker process for a large run."""
     shown = [display_path(f, cwd) for f in files]
-    data = [source.read(f, d) for f, d in zip(files, shown, strict=True)]
+    if cache is None:
+        return shown, [None] * len(files), [b""] * len(files), {}
+    data: list[bytes | Finding | None] = [source.read(f, d) for f, d in zip(files, shown, strict=True)]
     keys = [
         cache.key(d, b) if cache and isinstance(b, bytes) else b"" for d, b in zip(shown, data, strict=True)
     ]
@@ -198,12 +201,12 @@ def _bank_entries(
     they cannot read is an error finding."""
     shown, data, keys, known = _read(files, cwd, cache)
     entries = []
-    for path, raw, key in zip(shown, data, keys, strict=True):
+    for file, path, raw, key in zip(files, shown, data, keys, strict=True):
         cached = known[key].entry if key in known else None
         if cached is not None:
             entries.append(cached)
             continue
-        document = raw if isinstance(raw, Finding) else source.load_bytes(raw, path)
+        document = source.load(file, path) if raw is None else _loaded(raw, path)
         if isinstance(document, Finding):
             findings.append(document)
         else:
@@ -246,7 +249,7 @@ def _open_cache(bank: Path | None, settings: Settings, notes: list[str]) -> Cach
         return None
 
 
-Job = tuple[Path, str, "bytes | Finding"]
+Job = tuple[Path, str, "bytes | Finding | None"]  # a file, as findings show it, and what _read gave
 
 
 def _run(jobs: list[Job], context: Context, workers: int, progress: Progress) -> list[Result]:
@@ -256,16 +259,21 @@ def _run(jobs: list[Job], context: Context, workers: int, progress: Progress) ->
         ticks = progress([file for file, _, _ in jobs])  # first in zip: the bar is drawn to its end
         return [_check_job(job, context) for _, job in zip(ticks, jobs, strict=True)]
     import concurrent.futures
+    import itertools
     import multiprocessing
 
-    import qbank.validate  # noqa: F401  (imported once here, not in every worker)
+    import numpy  # noqa: F401  (imported once here, not in every worker: they sign entries)
+
+    import qbank.validate  # noqa: F401  (likewise)
 
     # fork where there is one: workers start in milliseconds with qbank already imported
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    size = max(1, len(jobs) // (workers * 8))
+    chunks = [jobs[first : first + size] for first in range(0, len(jobs), size)]
     with concurrent.futures.ProcessPoolExecutor(
         workers, multiprocessing.get_context(method), initializer=_worker_init, initargs=(context,)
     ) as pool:
-        done = pool.map(_worker_check, jobs, chunksize=max(1, len(jobs) // (workers * 8)))
+        done = itertools.chain.from_iterable(pool.map(_worker_check, chunks))
         return [result for _, result in zip(progress([file for file, _, _ in jobs]), done, strict=True)]
 
 
@@ -284,9 +292,13 @@ def _worker_init(context: Context) -> None:
     _WORKER = context
 
 
-def _worker_check(job: Job) -> Result:
+def _worker_check(chunk: list[Job]) -> list[Result]:
+    """Some files, their entries signed in one batch: runs this large search for near-duplicates
+    with MinHash, and signing in the workers keeps that work off the parent's serial tail."""
     assert _WORKER is not None
-    return _check_job(job, _WORKER)
+    results = [_check_job(job, _WORKER) for job in chunk]
+    _sign(results)
+    return results
 
 
 def _check_job(job: Job, context: Context) -> Result:
@@ -356,12 +368,13 @@ def _origin(schema: BankSchema | None, cwd: Path) -> str:
 
 
 def _check_file(
-    file: Path, shown: str, data: bytes | Finding, context: Context
+    file: Path, shown: str, data: bytes | Finding | None, context: Context
 ) -> tuple[Result, Record | None]:
-    """One file through load, validation and the record checks (`data`: what source.read gave)."""
+    """One file through load, validation and the record checks (`data`: what source.read gave, or
+    None to read it here)."""
     from qbank.validate import validate
 
-    document = data if isinstance(data, Finding) else source.load_bytes(data, shown)
+    document = source.load(file, shown) if data is None else _loaded(data, shown)
     if isinstance(document, Finding):
         return Result([document], None, (0, 0, 0)), None
     mine = replace(context, math=MathTally())  # this file's napkin-math counts
@@ -370,6 +383,10 @@ def _check_file(
         findings += check(record, mine)
     tally = (mine.math.equations, mine.math.checked, mine.math.failed)
     return Result(findings, entry_of(document), tally), record
+
+
+def _loaded(data: bytes | Finding, shown: str) -> source.Document | Finding:
+    return data if isinstance(data, Finding) else source.load_bytes(data, shown)
 
 
 def questions_of(target: Path) -> Path:

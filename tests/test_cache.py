@@ -218,3 +218,14 @@ def test_a_cache_of_another_format_is_started_afresh(bank: Path, monkeypatch: py
     seen = _parsed(monkeypatch)
     assert _audit(bank).findings == cold.findings
     assert seen == []
+
+
+def test_the_key_names_the_installed_versions_of_the_libraries() -> None:
+    """Results depend on pydantic, PyYAML, numpy and ml_dtypes: their versions are part of every key."""
+    import numpy
+    import pydantic
+    import yaml
+
+    names = cache._installed(cache._LIBRARIES)
+    for module, project in ((yaml, "pyyaml"), (pydantic, "pydantic"), (numpy, "numpy")):
+        assert f"{project}-{module.__version__}.dist-info" in [n.lower() for n in names], names

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import time
 
 import pytest
@@ -126,3 +127,43 @@ def test_iter_yaml_files_skips_directories_named_yaml(tmp_path) -> None:  # type
     (tmp_path / "a.yaml").write_text("a: 1\n")
     (tmp_path / "notes.txt").write_text("x")
     assert [p.name for p in source.iter_yaml_files(tmp_path)] == ["a.yaml", "b.yml"]
+
+
+def test_the_nesting_pre_check_bounds_as_the_longest_line_prefix_does() -> None:
+    """_prefix_over looks only at lines that start with enough prefix characters; it must agree with
+    measuring every line's prefix, on text made of what prefixes and brackets are made of."""
+    rng = random.Random(11)
+    for _ in range(20000):
+        text = "".join(rng.choice(" \t-?[{\nx:") for _ in range(rng.randint(0, 90)))
+        limit = rng.randint(-2, 12)
+        longest = max(map(len, source._LINE_PREFIX.findall(text)), default=0)
+        assert source._prefix_over(text, limit) == (limit < 0 or longest > limit), (text, limit)
+
+
+def test_plain_scalars_with_a_word_start_are_strings_under_every_core_schema_rule() -> None:
+    """scalar_value returns a plain scalar that starts with one of _STRING_STARTS as it is, without
+    trying the rules; no rule may read such a scalar as anything but a string."""
+    tails = [
+        "",
+        "ull",
+        "ULL",
+        "rue",
+        "RUE",
+        "alse",
+        "ALSE",
+        "1",
+        "0",
+        ".5",
+        "e3",
+        "x1f",
+        "o7",
+        "nf",
+        "aN",
+        "AN",
+    ]
+    for start in source._STRING_STARTS:
+        for text in (start + tail for tail in tails):
+            assert not any(rule.fullmatch(text) for rule in (source._NULL, source._INT, source._FLOAT)), text
+            assert text not in source._BOOL and text not in source._SPECIAL_FLOAT, text
+    assert {"n", "N", "t", "T", "f", "F"}.isdisjoint(source._STRING_STARTS)
+    assert source.scalar_value("null", None) is None and source.scalar_value("False", None) is False

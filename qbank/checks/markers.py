@@ -42,6 +42,7 @@ MISTAKE_MARKERS = (
 )
 # A list number or bullet left alone on a line is not content ("2. " before the next marker).
 _NOT_CONTENT = re.compile(r"(?m)^\s*(?:\d+[.)]|[-*+])?\s*$")
+_ANY_WORD = re.compile(r"[^\s\d.)*+-]")  # a character no such line has: content, without the sub
 
 
 def check_sections(text: str, markers: tuple[Marker, ...]) -> Problem | None:
@@ -61,7 +62,8 @@ def check_sections(text: str, markers: tuple[Marker, ...]) -> Problem | None:
             return Problem(f"{second.label} comes before {first.label}", after.group(0))
     bounds = [m.end() for m, _ in found], [m.start() for m, _ in found[1:]] + [len(text)]
     for (match, marker), start, end in zip(found, *bounds, strict=True):
-        if not _NOT_CONTENT.sub("", text[start:end]).strip():
+        section = text[start:end]
+        if not _ANY_WORD.search(section) and not _NOT_CONTENT.sub("", section).strip():
             return Problem(f"the section after {marker.label} is empty", match.group(0))
     return None
 

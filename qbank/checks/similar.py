@@ -67,15 +67,22 @@ class Memory(Protocol):
 
 def shingles(text: str) -> frozenset[int]:
     """The text's word 3-shingles, numbers masked, as integers that are the same in every run."""
-    words = [_word_hash("#" if w[0].isdigit() else w) for w in _WORD.findall(text.lower())]
+    known = _WORD_HASHES.get
+    words = [h if (h := known(w)) is not None else _word_hash(w) for w in _WORD.findall(text.lower())]
     words += [0] * (SHINGLE_WORDS - len(words))
     # hash() of a tuple of ints is not salted (only str and bytes are), so shingles are stable
-    return frozenset(hash(tuple(words[i : i + SHINGLE_WORDS])) for i in range(len(words) - SHINGLE_WORDS + 1))
+    return frozenset(map(hash, zip(*(words[k:] for k in range(SHINGLE_WORDS)), strict=False)))
 
 
-@functools.lru_cache(maxsize=65536)
+_WORD_HASHES: dict[str, int] = {}  # a plain dict read inline: a cached function call per word cost more
+
+
 def _word_hash(word: str) -> int:
-    return zlib.crc32(word.encode())
+    """A word's stable hash; a number, or a word led by one (`7b`, `80gb`), hashes as `#`."""
+    if len(_WORD_HASHES) >= 65536:  # bounded, as a bank's vocabulary is
+        _WORD_HASHES.clear()
+    value = _WORD_HASHES[word] = zlib.crc32(b"#" if word[0].isdigit() else word.encode())
+    return value
 
 
 def jaccard(a: frozenset[int], b: frozenset[int]) -> float:

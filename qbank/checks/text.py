@@ -202,13 +202,14 @@ def _expected_word(word: str, edge: bool, lowercase: Collection[str], spellings:
         if not parts[0] or parts[0].lower() in SMALL_WORDS:  # "On-Demand", "A/B": a compound, not an article
             return parts[0] + rest
         return _expected_word(parts[0], edge, lowercase, spellings) + rest
-    if word.lower() in spellings:
-        return spellings[word.lower()]
-    if not word[0].isalpha() or any(c.isupper() for c in word[1:]) or _IDENTIFIER_MARK.search(word):
+    lower = word.lower()
+    if lower in spellings:
+        return spellings[lower]
+    if not word[0].isalpha() or any(map(str.isupper, word[1:])) or _IDENTIFIER_MARK.search(word):
         return word  # starts with a digit or symbol, or an identifier such as vLLM, torch.compile
-    if word.lower() in SMALL_WORDS:
-        return word[0].upper() + word[1:] if edge else word.lower()
-    if word.lower() in EITHER_CASE and not edge:
+    if lower in SMALL_WORDS:
+        return word[0].upper() + word[1:] if edge else lower
+    if lower in EITHER_CASE and not edge:
         return word
     return word[0].upper() + word[1:]
 
@@ -252,6 +253,7 @@ _TAG = re.compile(
 )
 _SCRIPT_URL = re.compile(r"(?:javascript|vbscript)\s*:|data\s*:\s*text/html", re.IGNORECASE)
 _URL_LETTERS = str.maketrans("ıİſ", "iis")
+_URL_ODD = re.compile("[ıİſ]")
 _HANDLER = re.compile(r"\bon[a-z]+\s*=", re.IGNORECASE)  # an event-handler attribute (onerror=, onload=)
 
 
@@ -272,7 +274,9 @@ def raw_html(text: str) -> Problem | None:
     # Cheap membership tests first: almost all prose has none of these. `_SCRIPT_URL` costs ~40 µs a
     # field, and nearly every field has a colon, so it runs only where "script" or "text/html" is
     # written in any case (re's IGNORECASE also matches ı and İ to i, ſ to s: _URL_LETTERS).
-    folded = text.translate(_URL_LETTERS).lower() if ":" in text else ""
+    folded = text.lower() if ":" in text else ""
+    if folded and _URL_ODD.search(text):  # rare: translate() with a table is slow
+        folded = text.translate(_URL_LETTERS).lower()
     url_possible = "script" in folded or "text/html" in folded
     for needed, pattern in ((("<" in text), _TAG), (url_possible, _SCRIPT_URL), (("=" in text), _HANDLER)):
         match = pattern.search(text) if needed else None

@@ -213,8 +213,10 @@ def _loss_scaler(claim: c.LossScaler) -> str | None:
     growth = np.float32(float(stated(claim.growth_factor)[0]))
     backoff = np.float32(float(stated(claim.backoff_factor)[0]))
     overflows = set(claim.overflow_steps)
+    asked = sorted((int(key), expect) for key, expect in (claim.expect_scale or {}).items())
+    wanted = {step for step, _ in asked}
     tracker = skipped = 0
-    history: dict[int, float] = {}  # made exact only where a claim asks (runs are thousands of steps)
+    history: dict[int, float] = {}  # the scale after each step a claim asks about
     for step in range(1, claim.steps + 1):
         if step in overflows:
             scale, tracker, skipped = np.float32(scale * backoff), 0, skipped + 1
@@ -225,9 +227,9 @@ def _loss_scaler(claim: c.LossScaler) -> str | None:
             tracker = 0
         else:
             tracker += 1
-        history[step] = float(scale)
-    for key, expect in sorted((claim.expect_scale or {}).items(), key=lambda item: int(item[0])):
-        step = int(key)
+        if step in wanted:
+            history[step] = float(scale)
+    for step, expect in asked:
         if step not in history:
             return f"step {step} is outside the {claim.steps} steps simulated"
         exact = Fraction(history[step])
