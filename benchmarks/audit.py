@@ -1,8 +1,9 @@
 """Audit speed and memory against the parsing floor, side by side in one run (run by hand).
 
-    .venv/bin/python benchmarks/audit.py N [N ...] [--tools DIR] [--rounds R]
+    .venv/bin/python benchmarks/audit.py N|repo [...] [--tools DIR] [--rounds R]
 
-For each N it builds an N-question bank (benchmarks/make_bank.py) under /tmp and times, as fresh
+For each N it builds an N-question bank (benchmarks/make_bank.py) under /tmp (`repo`: copies this
+repository's questions/ there) and times, as fresh
 processes in interleaved rounds (best of R, these machines are noisy):
   floor          PyYAML's CSafeLoader (libyaml, C) over the same files, in one process
   cold           qbank audit --no-cache (schema, corpus rules, math, near-duplicates)
@@ -23,6 +24,8 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
+import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -41,10 +44,17 @@ ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 Command = tuple[list[str], Callable[[], None] | None]
 
 
-def bank(n: int) -> Path:
-    dest = Path(f"/tmp/qbank-bench-{n}")
-    if not (dest / "questions").is_dir():
-        subprocess.run([PYTHON, str(ROOT / "benchmarks" / "make_bank.py"), str(n), str(dest)], check=True)
+def bank(size: str) -> Path:
+    """/tmp/qbank-bench-N, built once; for `repo`, a copy of this repository's own bank (its napkin
+    lines repeat less than a built bank's, whose variants keep their source's napkin math)."""
+    dest = Path(f"/tmp/qbank-bench-{size}")
+    if (dest / "questions").is_dir():
+        return dest
+    if size == "repo":
+        for folder in ("questions", "schema"):
+            shutil.copytree(ROOT / folder, dest / folder)
+    else:
+        subprocess.run([PYTHON, str(ROOT / "benchmarks" / "make_bank.py"), size, str(dest)], check=True)
     return dest
 
 
@@ -69,46 +79,58 @@ def editor(file: Path) -> Callable[[], None]:
     return edit
 
 
-def commands(root: Path, files: list[Path], tools: Path | None) -> dict[str, Command]:
+def commands(root: Path, files: list[Path]) -> dict[str, Command]:
     one = files[len(files) // 2]
     edit_one, edit_first = editor(one), editor(files[0])
-    out: dict[str, Command] = {
+    return {
         "floor (CSafeLoader)": ([PYTHON, "-c", FLOOR, "questions"], None),
         "qbank audit --no-cache": ([*QBANK, "audit", "--no-cache"], None),
         "qbank audit, warm, 1 file edited": ([*QBANK, "audit"], edit_first),
         "hook: qbank audit FILE (edited)": ([*QBANK, "audit", str(one.relative_to(root))], edit_one),
         "hook: qbank audit --bank-only": ([*QBANK, "audit", "--bank-only"], edit_first),
     }
-    if tools:
-        schema = str(ROOT / "schema" / "question.schema.json")
-        listed = [str(f.relative_to(root)) for f in files]
-        out["check-jsonschema"] = ([str(tools / "check-jsonschema"), "--schemafile", schema, *listed], None)
-        out["yamllint -d relaxed"] = ([str(tools / "yamllint"), "-d", "relaxed", "questions"], None)
-    return out
 
 
-def measure(n: int, tools: Path | None, rounds: int) -> None:
-    root = bank(n)
+def other_tools(files: list[Path], root: Path, tools: Path) -> dict[str, list[str]]:
+    """check-jsonschema (the editor schema) and yamllint over the same files: a minute or more each
+    at 10,000 files, 20x and more the floor, so they are timed once."""
+    schema = str(ROOT / "schema" / "question.schema.json")
+    listed = [str(f.relative_to(root)) for f in files]
+    return {
+        "check-jsonschema (once)": [str(tools / "check-jsonschema"), "--schemafile", schema, *listed],
+        "yamllint -d relaxed (once)": [str(tools / "yamllint"), "-d", "relaxed", "questions"],
+    }
+
+
+def measure(size: str, tools: Path | None, rounds: int) -> None:
+    root = bank(size)
     files = sorted((root / "questions").rglob("*.yaml"))
-    chosen = commands(root, files, tools)
+    chosen = commands(root, files)
     originals = {f: f.read_bytes() for f in (files[0], files[len(files) // 2])}
     try:
         for command, _ in chosen.values():  # writes .pyc files and fills the cache; not timed
             timed(command, root)
-        best: dict[str, float] = {}
+        runs: dict[str, list[float]] = {name: [] for name in chosen}
         for _ in range(rounds):
             for name, (command, before) in chosen.items():
-                seconds = timed(command, root, before)
-                best[name] = min(best.get(name, seconds), seconds)
+                runs[name].append(timed(command, root, before))
+        once = {
+            name: timed(command, root)
+            for name, command in (other_tools(files, root, tools) if tools else {}).items()
+        }
         peak = _peak_memory([*QBANK, "audit", "--no-cache"], root)
     finally:
         for file, data in originals.items():
             file.write_bytes(data)
-    floor = best["floor (CSafeLoader)"]
-    size = sum(f.stat().st_size for f in files) / 1e6
-    print(f"\n{n} questions ({size:.1f} MB, {os.cpu_count()} CPUs), best of {rounds}:")
-    for name, seconds in best.items():
-        print(f"  {name:36} {seconds:7.2f} s  {seconds / floor:5.2f}x floor")
+    floors = runs["floor (CSafeLoader)"]
+    megabytes = sum(f.stat().st_size for f in files) / 1e6
+    print(f"\n{size}: {len(files)} questions ({megabytes:.1f} MB, {os.cpu_count()} CPUs), {rounds} rounds")
+    print(f"  {'':36} {'best':>7}    {'/ best floor':>12}  {'median of each round / its floor':>32}")
+    for name, seconds in runs.items():
+        ratios = statistics.median(t / f for t, f in zip(seconds, floors, strict=True))
+        print(f"  {name:36} {min(seconds):7.2f} s  {min(seconds) / min(floors):11.2f}x  {ratios:31.2f}x")
+    for name, took in once.items():
+        print(f"  {name:36} {took:7.2f} s  {took / min(floors):11.2f}x")
     print(f"  peak memory, cold audit: {peak / 1024:.0f} MB (largest process)")
 
 
@@ -127,12 +149,12 @@ def _peak_memory(command: list[str], cwd: Path) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("sizes", nargs="+", type=int)
+    parser.add_argument("sizes", nargs="+", help="numbers of questions, or `repo` for this repository's bank")
     parser.add_argument("--tools", type=Path, help="a folder with check-jsonschema and yamllint")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    for n in args.sizes:
-        measure(n, args.tools, args.rounds)
+    for size in args.sizes:
+        measure(size, args.tools, args.rounds)
 
 
 if __name__ == "__main__":

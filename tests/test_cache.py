@@ -19,13 +19,19 @@ from tests.conftest import REPO
 QUESTIONS = sorted((REPO / "questions").rglob("*.yaml"))[:6]
 
 
-@pytest.fixture
-def bank(tmp_path: Path) -> Path:
-    shutil.copytree(REPO / "schema", tmp_path / "schema")
-    for question in QUESTIONS:
-        target = tmp_path / question.relative_to(REPO)
+def _bank_of(folder: Path, questions: list[Path]) -> Path:
+    """A bank in `folder`: this repository's schema and copies of these questions."""
+    shutil.copytree(REPO / "schema", folder / "schema")
+    for question in questions:
+        target = folder / question.relative_to(REPO)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(question, target)
+    return folder
+
+
+@pytest.fixture
+def bank(tmp_path: Path) -> Path:
+    _bank_of(tmp_path, QUESTIONS)
     broken = tmp_path / "questions" / "cloud" / "compute" / "cloud-202611-0bad.yaml"
     broken.parent.mkdir(parents=True, exist_ok=True)
     broken.write_text("id: [unclosed\n", encoding="utf-8")
@@ -143,12 +149,7 @@ def test_worker_processes_report_what_one_process_does(bank: Path) -> None:
 @pytest.fixture
 def large_bank(tmp_path: Path) -> Path:
     """Past similar.PAIRWISE_LIMIT, so the near-duplicate search is MinHash/LSH and remembered."""
-    shutil.copytree(REPO / "schema", tmp_path / "schema")
-    for question in LARGE:
-        target = tmp_path / question.relative_to(REPO)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(question, target)
-    return tmp_path
+    return _bank_of(tmp_path, LARGE)
 
 
 LARGE = sorted((REPO / "questions").rglob("*.yaml"))[: similar.PAIRWISE_LIMIT + 10]
