@@ -395,8 +395,27 @@ class _Value:
     unit: dict[Mode, Quantity] | None  # a bare value's written unit: `inferences/hour`
     unit_text: str  # and how it is written
     unknown: tuple[str, ...]
-    literal_share: Fraction  # expressions: the rounding share carried by their decimal inputs
-    has_units: bool  # whether any unit word is written
+    tokens: list[Token]  # the term's tokens, for the two properties below: most values never need them
+
+    @functools.cached_property
+    def literal_share(self) -> Fraction:
+        """Expressions: the rounding share carried by their decimal inputs (half a unit in the last
+        digit of each decimal, a quantum below 1, relative to it)."""
+        return sum(
+            (
+                _half_unit(t.value, t.quantum)
+                for t in self.tokens
+                if t.kind == "num" and t.value and t.quantum and t.quantum.denominator > 1
+            ),
+            _ZERO,
+        )
+
+    @functools.cached_property
+    def has_units(self) -> bool:
+        """Whether any unit word (or `$`, `%`) is written."""
+        return any(
+            t.kind in ("dollar", "percent") or t.kind == "word" and is_unit(t.text) for t in self.tokens
+        )
 
 
 def _check_chain(terms: list[Term], relations: list[str]) -> list[Outcome]:
@@ -485,30 +504,18 @@ def _value(term: Term, modes: tuple[Mode, ...]) -> _Value:
     by_mode = _in_modes(parsed.node, modes, same)
     stated = unit = None
     unit_text = ""
-    numbers = [t for t in term.tokens if t.kind == "num"]
     bare = _bare(term.tokens)
     if bare or _scaled(term.tokens):
         # the term with its first number replaced (in the tree, not parsed again): by one unit in
         # its last digit, and by 1 for the unit alone
-        digit, node = numbers[0], parsed.numbers[0]
+        digit, node = next(t for t in term.tokens if t.kind == "num"), parsed.numbers[0]
         last_digit = replaced(parsed.node, node, ("num", digit.quantum, digit.suffix))
         stated = {m: abs(q.value) for m, q in _in_modes(last_digit, modes, same).items()}
         if bare:
             unit = _in_modes(replaced(parsed.node, node, ("num", _ONE, "")), modes, same)
             after = term.text.partition(digit.text)[2].strip()
             unit_text = ("$" if any(t.kind == "dollar" for t in term.tokens) else "") + after
-    share = sum(  # half a unit in the last digit of each decimal (a quantum below 1), relative to it
-        (
-            _half_unit(t.value, t.quantum)
-            for t in numbers
-            if t.value and t.quantum and t.quantum.denominator > 1
-        ),
-        _ZERO,
-    )
-    has_units = any(
-        t.kind in ("dollar", "percent") or t.kind == "word" and is_unit(t.text) for t in term.tokens
-    )
-    return _Value(by_mode, stated, unit, unit_text, parsed.unknown_words, share, has_units)
+    return _Value(by_mode, stated, unit, unit_text, parsed.unknown_words, term.tokens)
 
 
 def _half_unit(value: Fraction, quantum: Fraction) -> Fraction:
