@@ -187,10 +187,8 @@ def _read(
     if cache is None:
         return shown, [None] * len(files), [b""] * len(files), {}
     data: list[bytes | Finding | None] = [source.read(f, d) for f, d in zip(files, shown, strict=True)]
-    keys = [
-        cache.key(d, b) if cache and isinstance(b, bytes) else b"" for d, b in zip(shown, data, strict=True)
-    ]
-    return shown, data, keys, cache.get([k for k in keys if k]) if cache else {}
+    keys = [cache.key(d, b) if isinstance(b, bytes) else b"" for d, b in zip(shown, data, strict=True)]
+    return shown, data, keys, cache.get([k for k in keys if k])
 
 
 def _bank_entries(
@@ -206,7 +204,7 @@ def _bank_entries(
         if cached is not None:
             entries.append(cached)
             continue
-        document = source.load(file, path) if raw is None else _loaded(raw, path)
+        document = source.load(file, path) if raw is None else source.load_read(raw, path)
         if isinstance(document, Finding):
             findings.append(document)
         else:
@@ -293,8 +291,8 @@ def _worker_init(context: Context) -> None:
 
 
 def _worker_check(chunk: list[Job]) -> list[Result]:
-    """Some files, their entries signed in one batch: runs this large search for near-duplicates
-    with MinHash, and signing in the workers keeps that work off the parent's serial tail."""
+    """Some files checked, and their entries signed in one batch: a run this large searches for
+    near-duplicates with MinHash, and signing here keeps that work off the parent's serial tail."""
     assert _WORKER is not None
     results = [_check_job(job, _WORKER) for job in chunk]
     _sign(results)
@@ -374,7 +372,7 @@ def _check_file(
     None to read it here)."""
     from qbank.validate import validate
 
-    document = source.load(file, shown) if data is None else _loaded(data, shown)
+    document = source.load(file, shown) if data is None else source.load_read(data, shown)
     if isinstance(document, Finding):
         return Result([document], None, (0, 0, 0)), None
     mine = replace(context, math=MathTally())  # this file's napkin-math counts
@@ -383,10 +381,6 @@ def _check_file(
         findings += check(record, mine)
     tally = (mine.math.equations, mine.math.checked, mine.math.failed)
     return Result(findings, entry_of(document), tally), record
-
-
-def _loaded(data: bytes | Finding, shown: str) -> source.Document | Finding:
-    return data if isinstance(data, Finding) else source.load_bytes(data, shown)
 
 
 def questions_of(target: Path) -> Path:

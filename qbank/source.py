@@ -141,7 +141,11 @@ class _Problem(Exception):
 def load(path: str | os.PathLike[str], display: str | None = None) -> Document | Finding:
     """Read and parse one file. Never raises for anything a file can contain."""
     shown = display or str(path)
-    data = read(path, shown)
+    return load_read(read(path, shown), shown)
+
+
+def load_read(data: bytes | Finding, shown: str) -> Document | Finding:
+    """Parse what `read` gave: the file's bytes, or the Finding that says why there are none."""
     return data if isinstance(data, Finding) else load_bytes(data, shown)
 
 
