@@ -23,6 +23,7 @@ import json
 import os
 import re
 import sqlite3
+import struct
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import astuple, dataclass
@@ -34,18 +35,22 @@ from qbank.checks.similar import HASHES, KeyPair
 from qbank.finding import Finding, Severity
 
 FOLDER = ".qbank-cache"
-FORMAT = 2  # bump when what the database holds changes: a database of another format is started afresh
+FORMAT = 3  # bump when what the database holds changes: a database of another format is started afresh
 _KEY_BYTES = 20
 # A file's row: its findings (JSON), napkin-math counts and BankEntry (path NULL: none), in plain
 # columns: decoding one JSON document per file took a third of a warm audit's reading of the cache.
-# `search` holds one row, the Memory.
+# `search` holds one row, the Memory. `stats` maps a file's path and status (a digest of them) to the
+# key of its bytes, so that a warm audit need not read a file its status says is unchanged.
 _TABLES = """
     CREATE TABLE files (key BLOB PRIMARY KEY, findings TEXT, equations INTEGER, checked INTEGER,
         failed INTEGER, path TEXT, question_id TEXT, tombstone INTEGER, id_line INTEGER,
         id_column INTEGER, scenario_line INTEGER, scenario_column INTEGER, shingles BLOB, signature BLOB);
     CREATE TABLE search (id INTEGER PRIMARY KEY CHECK (id = 0), keys BLOB, pairs TEXT);
+    CREATE TABLE stats (status BLOB PRIMARY KEY, key BLOB);
 """
 _COLUMNS = 14  # of files
+_STATUS = struct.Struct("5Q")  # device, inode, size, mtime and ctime in ns
+_WORD = 2**64 - 1  # each taken modulo 2**64: a time before 1970 or after 2262 (touch -d) still packs
 _LIBRARIES = ("pydantic", "pydantic-core", "PyYAML", "numpy", "ml_dtypes")
 
 
@@ -85,8 +90,28 @@ class Cache:
         digest.update(data)
         return digest.digest()
 
+    def status(self, display: str, stat: os.stat_result) -> bytes:
+        """A digest of a file's path and status: device, inode, size, and the times of its last change
+        of content (mtime) and of its inode (ctime, which no program can set back), as git's index
+        compares them to skip unchanged files (git's Documentation/technical/racy-git.txt)."""
+        digest = hashlib.blake2b(key=self._salt, digest_size=_KEY_BYTES)
+        digest.update(display.encode("utf-8", "surrogateescape") + b"\0")
+        fields = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+        digest.update(_STATUS.pack(*[field & _WORD for field in fields]))
+        return digest.digest()
+
+    def keys_of(self, statuses: list[bytes]) -> dict[bytes, bytes]:
+        """The keys of the file bytes last seen with these statuses."""
+        found: dict[bytes, bytes] = {}
+        wanted = set(statuses)
+        with contextlib.suppress(sqlite3.Error):  # unreadable: every file is read
+            found = {s: k for s, k in self._db.execute("SELECT status, key FROM stats") if s in wanted}
+        return found
+
     def get(self, keys: list[bytes]) -> dict[bytes, Result]:
         found: dict[bytes, Result] = {}
+        if not keys:
+            return found
         wanted = set(keys)
         with contextlib.suppress(sqlite3.Error):  # unreadable: every file is a miss
             for row in self._rows(keys):
@@ -101,18 +126,34 @@ class Cache:
         marks = ",".join("?" * len(keys))  # 900: under SQLite's bound-parameter limit
         return self._db.execute(f"SELECT * FROM files WHERE key IN ({marks})", keys)
 
-    def put(self, results: Iterable[tuple[bytes, Result]], keep: set[bytes] | None) -> None:
-        """Store new results. `keep`: the keys of every file of the bank, from a run over all of them;
-        entries no file has any more are dropped once they outnumber the live ones. None: the run saw
-        only some files, and drops nothing."""
+    def put(
+        self,
+        results: Iterable[tuple[bytes, Result]],
+        keep: set[bytes] | None,
+        statuses: Iterable[tuple[bytes, bytes]] = (),
+    ) -> None:
+        """Store new results, and the (status, key) pairs of files read. `keep`: the keys of every
+        file of the bank, from a run over all of them; entries no file has any more are dropped once
+        they outnumber the live ones. None: the run saw only some files, and drops nothing."""
         with contextlib.suppress(sqlite3.Error), self._db:
             rows = [(key, *_encode(result)) for key, result in results]
             marks = ",".join("?" * _COLUMNS)
             self._db.executemany(f"INSERT OR REPLACE INTO files VALUES ({marks})", rows)
-            (count,) = self._db.execute("SELECT count(*) FROM files").fetchone()
-            if keep is not None and count > 2 * len(keep) + PRUNE_SLACK:
-                stale = [key for (key,) in self._db.execute("SELECT key FROM files") if key not in keep]
-                self._db.executemany("DELETE FROM files WHERE key = ?", [(k,) for k in stale])
+            self._db.executemany("INSERT OR REPLACE INTO stats VALUES (?, ?)", statuses)
+            if keep is not None:
+                self._prune("files", "key", keep)
+                self._prune("stats", "status", keep)
+
+    def _prune(self, table: str, column: str, keep: set[bytes]) -> None:
+        """Drop a table's rows of keys no file has any more, once they outnumber the live ones."""
+        (count,) = self._db.execute(f"SELECT count(*) FROM {table}").fetchone()
+        if count > 2 * len(keep) + PRUNE_SLACK:
+            stale = [
+                (row,)
+                for row, key in self._db.execute(f"SELECT {column}, key FROM {table}")
+                if key not in keep
+            ]
+            self._db.executemany(f"DELETE FROM {table} WHERE {column} = ?", stale)
 
     def recall(self) -> tuple[set[bytes], list[KeyPair]]:
         """The last near-duplicate search: the keys it covered and the pairs among them (none when
@@ -145,7 +186,7 @@ def _open(path: Path) -> sqlite3.Connection:
         try:
             (version,) = db.execute("PRAGMA user_version").fetchone()
             if version != FORMAT:
-                drop = "DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS search;"
+                drop = "DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS search; DROP TABLE IF EXISTS stats;"
                 db.executescript(f"BEGIN IMMEDIATE; {drop} {_TABLES} PRAGMA user_version = {FORMAT}; COMMIT;")
             return db
         except sqlite3.DatabaseError:

@@ -8,10 +8,11 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from qbank import rules, source
 from qbank.cache import Cache, Result, Unavailable
@@ -165,7 +166,7 @@ def _check_files(
         shown_files = [(f, display_path(f, cwd)) for f in progress(files)]
         pairs = [_check_file(f, d, None, context) for f, d in shown_files]
         return [r for r, _ in pairs], [record for _, record in pairs if record is not None]
-    shown, data, keys, known = _read(files, cwd, cache)
+    shown, data, keys, known, statuses = _read(files, cwd, cache)
     todo = [i for i, k in enumerate(keys) if k not in known]
     fresh = iter(_run([(files[i], shown[i], data[i]) for i in todo], context, settings.jobs, progress))
     # fresh ones come in todo's order; each entry learns its key, for the near-duplicate memory
@@ -173,22 +174,59 @@ def _check_files(
     if cache:
         signed = _sign(results) if len(files) > similar.PAIRWISE_LIMIT else []
         live = set(keys) if whole_bank else None
-        cache.put(((keys[i], results[i]) for i in sorted({*todo, *signed}) if keys[i]), live)
+        cache.put(((keys[i], results[i]) for i in sorted({*todo, *signed}) if keys[i]), live, statuses)
     return results, []
 
 
-def _read(
-    files: list[Path], cwd: Path, cache: Cache | None
-) -> tuple[list[str], list[bytes | Finding | None], list[bytes], dict[bytes, Result]]:
-    """Each file's displayed path, bytes (or why they cannot be read) and cache key (empty without
-    one), and the cached results of those keys the cache knows. Without a cache nothing is read
-    here (None): a file is read where it is checked, in a worker process for a large run."""
+class _Reading(NamedTuple):
+    """What _read gave: each file's displayed path, bytes (None: not read here; a Finding: why they
+    cannot be read) and cache key (empty without one); the cached results of the keys the cache
+    knows; and the (status, key) pairs of files read whose status the cache may keep."""
+
+    shown: list[str]
+    data: list[bytes | Finding | None]
+    keys: list[bytes]
+    known: dict[bytes, Result]
+    statuses: list[tuple[bytes, bytes]]
+
+
+def _read(files: list[Path], cwd: Path, cache: Cache | None) -> _Reading:
+    """Without a cache nothing is read here: a file is read where it is checked, in a worker process
+    for a large run. With one, a file whose status (see Cache.status) the cache knows is not read
+    unless the cache has lost the result of its key; every other file is read and its key made."""
     shown = [display_path(f, cwd) for f in files]
     if cache is None:
-        return shown, [None] * len(files), [b""] * len(files), {}
-    data: list[bytes | Finding | None] = [source.read(f, d) for f, d in zip(files, shown, strict=True)]
-    keys = [cache.key(d, b) if isinstance(b, bytes) else b"" for d, b in zip(shown, data, strict=True)]
-    return shown, data, keys, cache.get([k for k in keys if k])
+        return _Reading(shown, [None] * len(files), [b""] * len(files), {}, [])
+    settled = time.time_ns() - SETTLED_NS
+    stats = [_stat(f) for f in files]  # before reading: a change after the stat changes it again
+    statuses = [cache.status(d, s) if s else b"" for d, s in zip(shown, stats, strict=True)]
+    keys_of = cache.keys_of(statuses)
+    keys = [keys_of.get(s, b"") for s in statuses]
+    known = cache.get([k for k in keys if k])
+    data: list[bytes | Finding | None] = [None] * len(files)
+    learnt = []
+    for i, key in enumerate(keys):
+        if key in known:
+            continue
+        data[i] = raw = source.read(files[i], shown[i])
+        keys[i] = key = cache.key(shown[i], raw) if isinstance(raw, bytes) else b""
+        if key and (stat := stats[i]) and stat.st_mtime_ns < settled:
+            learnt.append((statuses[i], key))
+    known |= cache.get([keys[i] for i, raw in enumerate(data) if isinstance(raw, bytes)])
+    return _Reading(shown, data, keys, known, learnt)
+
+
+SETTLED_NS = 2_000_000_000
+"""A file's status is kept only when it was last changed this long before the audit began: a
+change within the same tick of a coarse file clock (2 s on FAT) can leave mtime as it was (the
+"racy" case of git's index, Documentation/technical/racy-git.txt)."""
+
+
+def _stat(file: Path) -> os.stat_result | None:
+    try:
+        return os.stat(file)
+    except OSError:
+        return None  # read it, and report why it cannot be read
 
 
 def _bank_entries(
@@ -197,7 +235,7 @@ def _bank_entries(
     """What the repo-wide rules need of files read only for them (--bank-only, --changed-since): a
     cached entry where the file's bytes are known, else the file loaded but not validated. A file
     they cannot read is an error finding."""
-    shown, data, keys, known = _read(files, cwd, cache)
+    shown, data, keys, known, _ = _read(files, cwd, cache)
     entries = []
     for file, path, raw, key in zip(files, shown, data, keys, strict=True):
         cached = known[key].entry if key in known else None

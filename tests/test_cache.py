@@ -3,8 +3,10 @@ exactly what changed, and never trusts what it did not make."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -64,6 +66,78 @@ def test_a_warm_run_parses_nothing_and_reports_the_same(bank: Path, monkeypatch:
     warm = _audit(bank)
     assert seen == []
     assert (warm.findings, warm.summary) == (cold.findings, cold.summary)
+
+
+def _read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The question files read from here on."""
+    seen: list[str] = []
+    real = source.read
+
+    def counting(path: Any, shown: str) -> object:
+        seen.append(Path(shown).name)
+        return real(path, shown)
+
+    monkeypatch.setattr(source, "read", counting)
+    return seen
+
+
+def test_a_warm_run_reads_only_files_whose_status_changed(
+    bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Copies keep their files' old times, so their statuses are kept; the file written just now
+    (the fixture's broken one) is within SETTLED_NS, so it is read again."""
+    _audit(bank)
+    seen = _read(monkeypatch)
+    _audit(bank)
+    assert seen == ["cloud-202611-0bad.yaml"]
+
+
+def test_an_edit_that_keeps_size_and_mtime_is_still_seen(bank: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`touch -d` can put mtime back, but not ctime, which the status includes."""
+    _audit(bank)
+    edited = bank / QUESTIONS[0].relative_to(REPO)
+    before = edited.stat()
+    text = edited.read_text(encoding="utf-8")
+    edited.write_text(_lower_title(text), encoding="utf-8")  # the same size
+    os.utime(edited, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (edited.stat().st_size, edited.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    seen = _parsed(monkeypatch)
+    assert any(f.path.endswith(edited.name) for f in _audit(bank).findings)
+    assert seen == [edited.name]
+
+
+def test_a_status_taken_within_the_clock_tick_of_an_edit_is_not_kept(
+    bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a coarse file clock an edit in the same tick leaves every time as it was (git's "racy"
+    case): a file changed within SETTLED_NS of the audit is read again next time. Statuses are
+    frozen here, as such a clock would leave them."""
+    now = time.time_ns()
+
+    def frozen(file: Path) -> os.stat_result:
+        real = os.stat(file)
+        return os.stat_result((*real[:7], 0, 0, 0), {"st_mtime_ns": now, "st_ctime_ns": now})
+
+    monkeypatch.setattr(engine, "_stat", frozen)
+    edited = bank / QUESTIONS[0].relative_to(REPO)
+    text = edited.read_text(encoding="utf-8")
+    _audit(bank)
+    edited.write_text(_lower_title(text), encoding="utf-8")  # the same size
+    assert any(f.path.endswith(edited.name) for f in _audit(bank).findings)
+
+
+def _lower_title(text: str) -> str:
+    """The text with its title's first letter in lower case: a title-case finding, no size change."""
+    at = text.index("\ntitle: ") + len("\ntitle: ")
+    return text[:at] + text[at].lower() + text[at + 1 :]
+
+
+def test_a_known_status_whose_result_is_gone_is_read_again(bank: Path) -> None:
+    cold = _audit(bank)
+    with sqlite3.connect(bank / ".qbank-cache" / "audit.sqlite3") as db:
+        db.execute("DELETE FROM files")
+    again = _audit(bank)
+    assert (again.findings, again.summary) == (cold.findings, cold.summary)
 
 
 def test_editing_a_file_rechecks_only_that_file(bank: Path, monkeypatch: pytest.MonkeyPatch) -> None:
