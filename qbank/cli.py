@@ -163,6 +163,7 @@ def explain(rule: str | None, list_all: bool) -> None:
 def schema(check: bool) -> None:
     """Write schema/question.schema.json (the editor schema, from the question model) and
     schema/release.schema.json (the document `qbank export json` writes)."""
+    from qbank import atomic
     from qbank.export.release import schema_text
     from qbank.model import json_schema_text
 
@@ -177,10 +178,13 @@ def schema(check: bool) -> None:
         if check:
             stale |= current != text
             click.echo(f"{target}: {'up to date' if current == text else 'out of date; run `qbank schema`'}")
-        elif current != text:
-            tmp = target.with_suffix(".json.tmp")
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, target)  # atomic: a reader never sees half a file
+        elif current != text:  # an up-to-date file is not rewritten: a second run writes nothing
+            try:
+                atomic.replace(target, text.encode("utf-8"))
+            except atomic.WriteError as exc:
+                raise click.UsageError(str(exc)) from None
+            except OSError as exc:
+                raise click.UsageError(f"cannot write {target}: {exc.strerror or exc}") from None
             click.echo(f"wrote {target}")
     sys.exit(1 if stale else 0)
 
@@ -228,6 +232,7 @@ def _choices(literal: object) -> click.Choice[str]:
 @click.option("--title", required=True, help="A concrete, searchable title in Title Case.")
 def new(track: str, competency_area: str, level: str, zone: str, topic: str, title: str) -> None:
     """Write a skeleton question with a fresh id; the audit reports its placeholders until filled."""
+    from qbank import atomic
     from qbank import new as authoring
     from qbank.engine import display_path
 
@@ -235,8 +240,10 @@ def new(track: str, competency_area: str, level: str, zone: str, topic: str, tit
     skeleton = authoring.Skeleton(track, competency_area, level, zone, topic, title)
     try:
         path = authoring.create(bank, schema, skeleton, datetime.date.today())
-    except authoring.NewError as exc:
+    except (authoring.NewError, atomic.WriteError) as exc:
         raise click.UsageError(str(exc)) from None
+    except OSError as exc:  # a file where a folder should be, a read-only bank: not a bug in qbank
+        raise click.UsageError(f"cannot write the question: {exc}") from None
     click.echo(display_path(path, Path.cwd()))
 
 
@@ -254,6 +261,7 @@ def new(track: str, competency_area: str, level: str, zone: str, topic: str, tit
 @click.option("--list", "list_", is_flag=True, help="List the families and exit.")
 def generate(families: tuple[str, ...], per_cell: int, seed: int, dry_run: bool, list_: bool) -> None:
     """Render drill questions from schema/hardware.yaml and schema/models.yaml into the bank."""
+    from qbank import atomic
     from qbank import generate as generator
     from qbank.generate.families import BY_NAME, FAMILIES
 
@@ -269,7 +277,7 @@ def generate(families: tuple[str, ...], per_cell: int, seed: int, dry_run: bool,
     chosen = [BY_NAME[f] for f in families] if families else list(FAMILIES)
     try:
         run = generator.generate(bank, schema, chosen, per_cell, seed, datetime.date.today(), dry_run)
-    except (generator.TemplateError, ValueError) as exc:
+    except (generator.TemplateError, ValueError, atomic.WriteError) as exc:
         raise click.ClickException(str(exc)) from None
     verb = "would write" if dry_run else "wrote"
     click.echo(
@@ -380,6 +388,7 @@ def gpu_list() -> None:
 )
 def gpu_probe(probe_ids: tuple[str, ...], out: Path, backend: str) -> None:
     """Run probes (default: all) and append one evidence record per run."""
+    from qbank import atomic
     from qbank.gpu import evidence, probes
     from qbank.gpu.backends import CpuBackend, Unavailable
 
@@ -402,7 +411,10 @@ def gpu_probe(probe_ids: tuple[str, ...], out: Path, backend: str) -> None:
             click.echo(f"{p.id:40} not run: {exc}")
             skipped += 1
             continue
-        written = evidence.append(out, evidence.record(p, info, result, now))
+        try:
+            written = evidence.append(out, evidence.record(p, info, result, now))
+        except atomic.WriteError as exc:
+            raise click.UsageError(str(exc)) from None
         controls = " ".join(f"{k}={v}" for k, v in result["controls"].items())
         click.echo(f"{p.id:40} {result['verdict']:12} {controls}  -> {written}")
     if isinstance(runner, CpuBackend) and backend == "auto":

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import stat
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -119,17 +120,18 @@ def _audit(settings: Settings, cwd: Path, progress: Progress) -> Report:
     schema, findings = _bank_schema(bank, cwd)
     context = Context(schema, bank / "questions" if bank else None)
     files = _chosen_files(settings, bank, targets)
+    roots = _link_roots(bank, targets)
     cache = None if settings.records else _open_cache(bank, settings, notes)
     try:
         whole_bank = bank is not None and targets == [bank / "questions"] and not _partial(settings)
-        results, records = _check_files(files, cwd, context, settings, cache, progress, whole_bank)
+        results, records = _check_files(files, (cwd, roots), context, settings, cache, progress, whole_bank)
         entries = [r.entry for r in results if r.entry is not None]
         for result in results:
             findings += result.findings
             context.math.add_counts(*result.tally)
         questions, deleted = len(entries), sum(e.tombstone for e in entries)
         others = _bank_wide_files(settings, bank, files)
-        entries += _bank_entries(others, cwd, cache, findings)
+        entries += _bank_entries(others, (cwd, roots), cache, findings)
         bank_context = replace(context, memory=cache)  # not before: workers cannot take a database
         for bank_check in BANK_CHECKS:
             findings += bank_check(entries, bank_context)
@@ -152,7 +154,7 @@ def _audit(settings: Settings, cwd: Path, progress: Progress) -> Report:
 
 def _check_files(
     files: list[Path],
-    cwd: Path,
+    where: Where,
     context: Context,
     settings: Settings,
     cache: Cache | None,
@@ -162,11 +164,10 @@ def _check_files(
     """Every file's result, in order: from the cache where its bytes are known, else checked (in
     worker processes for a large run). Only a run over the whole bank knows which cache entries no
     file has any more, so only such a run prunes them (a pre-commit run on one file must not)."""
+    shown, data, keys, known, statuses = _read(files, where, cache)
     if settings.records:
-        shown_files = [(f, display_path(f, cwd)) for f in progress(files)]
-        pairs = [_check_file(f, d, None, context) for f, d in shown_files]
+        pairs = [_check_file(*job, context) for job in zip(progress(files), shown, data, strict=True)]
         return [r for r, _ in pairs], [record for _, record in pairs if record is not None]
-    shown, data, keys, known, statuses = _read(files, cwd, cache)
     todo = [i for i, k in enumerate(keys) if k not in known]
     fresh = iter(_run([(files[i], shown[i], data[i]) for i in todo], context, settings.jobs, progress))
     # fresh ones come in todo's order; each entry learns its key, for the near-duplicate memory
@@ -176,6 +177,9 @@ def _check_files(
         live = set(keys) if whole_bank else None
         cache.put(((keys[i], results[i]) for i in sorted({*todo, *signed}) if keys[i]), live, statuses)
     return results, []
+
+
+Where = tuple[Path, tuple[str, ...]]  # the working directory findings are shown from; link roots (_stat)
 
 
 class _Reading(NamedTuple):
@@ -190,16 +194,23 @@ class _Reading(NamedTuple):
     statuses: list[tuple[bytes, bytes]]
 
 
-def _read(files: list[Path], cwd: Path, cache: Cache | None) -> _Reading:
-    """Without a cache nothing is read here: a file is read where it is checked, in a worker process
-    for a large run. With one, a file whose status (see Cache.status) the cache knows is not read
-    unless the cache has lost the result of its key; every other file is read and its key made."""
+def _read(files: list[Path], where: Where, cache: Cache | None) -> _Reading:
+    """A file that is not a regular file, or a link out of the bank, is refused unread (a Finding).
+    Without a cache nothing else is read here: a file is read where it is checked, in a worker
+    process for a large run. With one, a file whose status (see Cache.status) the cache knows is not
+    read unless the cache has lost the result of its key; every other file is read and its key made."""
+    cwd, roots = where
     shown = [display_path(f, cwd) for f in files]
-    if cache is None:
-        return _Reading(shown, [None] * len(files), [b""] * len(files), {}, [])
     settled = time.time_ns() - SETTLED_NS
-    stats = [_stat(f) for f in files]  # before reading: a change after the stat changes it again
-    statuses = [cache.status(d, s) if s else b"" for d, s in zip(shown, stats, strict=True)]
+    # before reading: a change after the stat changes it again
+    stats = [_stat(f, d, roots) for f, d in zip(files, shown, strict=True)]
+    refused: list[bytes | Finding | None] = [s if isinstance(s, Finding) else None for s in stats]
+    if cache is None:
+        return _Reading(shown, refused, [b""] * len(files), {}, [])
+    statuses = [
+        cache.status(d, s) if isinstance(s, os.stat_result) else b""
+        for d, s in zip(shown, stats, strict=True)
+    ]
     keys_of = cache.keys_of(statuses)
     keys = [keys_of.get(s, b"") for s in statuses]
     known = cache.get([k for k in keys if k])
@@ -208,9 +219,9 @@ def _read(files: list[Path], cwd: Path, cache: Cache | None) -> _Reading:
     for i, key in enumerate(keys):
         if key in known:
             continue
-        data[i] = raw = source.read(files[i], shown[i])
+        data[i] = raw = refused[i] or source.read(files[i], shown[i])
         keys[i] = key = cache.key(shown[i], raw) if isinstance(raw, bytes) else b""
-        if key and (stat := stats[i]) and stat.st_mtime_ns < settled:
+        if key and isinstance(status := stats[i], os.stat_result) and status.st_mtime_ns < settled:
             learnt.append((statuses[i], key))
     known |= cache.get([keys[i] for i, raw in enumerate(data) if isinstance(raw, bytes)])
     return _Reading(shown, data, keys, known, learnt)
@@ -222,20 +233,49 @@ change within the same tick of a coarse file clock (2 s on FAT) can leave mtime 
 "racy" case of git's index, Documentation/technical/racy-git.txt)."""
 
 
-def _stat(file: Path) -> os.stat_result | None:
+def _stat(file: Path, shown: str, roots: tuple[str, ...]) -> os.stat_result | Finding | None:
+    """A regular file's status; a Finding for what must not be read: a folder, FIFO, socket or device
+    named *.yaml (opening a FIFO blocks until someone writes to it), or a link leading out of
+    `roots` (a pull request's link to ~/.ssh/id_rsa would show its text in the findings). None: it
+    cannot be examined, and reading it will say why."""
     try:
-        return os.stat(file)
+        status = os.lstat(file)
+        linked = stat.S_ISLNK(status.st_mode)
+        if linked:
+            target = os.path.realpath(file)
+            if not any(target == root or target.startswith(root + os.sep) for root in roots):
+                return source.unreadable_file(shown, f"a link to {target}, outside the bank: not read")
+            status = os.stat(file)
     except OSError:
-        return None  # read it, and report why it cannot be read
+        return None
+    if stat.S_ISDIR(status.st_mode):
+        return source.unreadable_file(shown, _folder(file, linked))
+    if not stat.S_ISREG(status.st_mode):
+        return source.unreadable_file(shown, "not a regular file (a FIFO, socket or device): not read")
+    return status
+
+
+def _folder(folder: Path, linked: bool) -> str:
+    """Why a folder among the files is reported (source.iter_yaml_files lists such folders)."""
+    if linked:
+        return "a link to a folder: links to folders are not followed, so its files are not audited"
+    if not os.access(folder, os.R_OK | os.X_OK):
+        return "a folder that cannot be listed: its files are not audited"
+    return "a folder named like a question file: not read"
+
+
+def _link_roots(bank: Path | None, targets: list[Path]) -> tuple[str, ...]:
+    """The folders a link in the audit may lead into: the bank, or outside one, what was asked for."""
+    return tuple(os.path.realpath(folder) for folder in ([bank] if bank else targets))
 
 
 def _bank_entries(
-    files: list[Path], cwd: Path, cache: Cache | None, findings: list[Finding]
+    files: list[Path], where: Where, cache: Cache | None, findings: list[Finding]
 ) -> list[BankEntry]:
     """What the repo-wide rules need of files read only for them (--bank-only, --changed-since): a
     cached entry where the file's bytes are known, else the file loaded but not validated. A file
     they cannot read is an error finding."""
-    shown, data, keys, known, _ = _read(files, cwd, cache)
+    shown, data, keys, known, _ = _read(files, where, cache)
     entries = []
     for file, path, raw, key in zip(files, shown, data, keys, strict=True):
         cached = known[key].entry if key in known else None

@@ -12,7 +12,8 @@ again and its data equals the old data with exactly the intended changes: the fi
 trailing spaces and tabs gone from the ends of lines. Anything else (a trailing space that was
 inside a quoted value, a `|+` scalar at the end of the file, an escape the splice did not expect)
 leaves the file untouched, with the reason. A file is replaced atomically (a temporary file in the
-same folder, fsync, `os.replace`) and never through a symbolic link.
+same folder, fsync, `os.replace`) and never through a symbolic link, whether the link is the file
+or a folder between the bank root and it (qbank/atomic.py).
 
 The fixes:
   - trailing spaces and tabs at the end of every line; exactly one line break at the end of the file;
@@ -24,18 +25,16 @@ Tombstones (`status: deleted`) get only the whitespace fix: their text is no lon
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import os
 import re
 import stat
-import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from qbank import source
+from qbank import atomic, source
 from qbank.checks import markers
 from qbank.checks import text as text_rules
 from qbank.engine import UsageError, display_path, questions_of
@@ -83,6 +82,9 @@ def fix_paths(paths: Sequence[Path], cwd: Path, check: bool) -> list[FileFix]:
 
 def fix_file(file: Path, shown: str, schema: BankSchema | Finding, check: bool) -> FileFix:
     """Fix one file; `schema` gives the title words, or is the finding that says it is unusable."""
+    refused = atomic.refusal(file)  # before --check too: what would be refused is not reported as fixable
+    if refused:
+        return FileFix(shown, (), skipped=refused)
     read = _read_document(file, shown)
     if isinstance(read, str):
         return FileFix(shown, (), skipped=read)
@@ -363,54 +365,17 @@ def _first(places: Iterator[Loc | None]) -> Loc | None:
 
 
 def _write(file: Path, data: bytes, before: os.stat_result) -> str | None:
-    """Replace `file` by `data` atomically, keeping its permission bits; why not, or None when done.
+    """Replace `file` by `data`, keeping its permission bits; why not, or None when done.
 
-    A crash at any point leaves either the old file or the new one, never half of each; the
-    temporary file is removed on every error, and its name does not end in .yaml, so a leftover
-    would never be read as a question.
+    qbank/atomic.py makes it atomic (a kill at any point leaves the old file or the new one) and
+    refuses links; `before` makes it give way to an editor that saved the file meanwhile.
     """
     try:
-        fd, temp = tempfile.mkstemp(dir=file.parent, prefix=f".{file.name}.", suffix=".tmp")
+        atomic.replace(file, data, expect=before)
+    except atomic.Changed:
+        return "the file changed while it was being fixed; left as it is (run fix again)"
+    except atomic.WriteError as exc:
+        return str(exc)
     except OSError as exc:
         return f"cannot write: {exc.strerror or exc}"
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp, stat.S_IMODE(before.st_mode))  # mkstemp creates it 0600
-        if _changed_since(file, before):  # another editor saved it: their text must win
-            _remove(temp)
-            return "the file changed while it was being fixed; left as it is (run fix again)"
-        os.replace(temp, file)
-    except OSError as exc:
-        _remove(temp)
-        return f"cannot write: {exc.strerror or exc}"
-    except BaseException:
-        _remove(temp)
-        raise
-    _sync_folder(file.parent)
     return None
-
-
-def _changed_since(file: Path, before: os.stat_result) -> bool:
-    try:
-        now = os.lstat(file)
-    except OSError:
-        return True
-    return (now.st_ino, now.st_size, now.st_mtime_ns) != (before.st_ino, before.st_size, before.st_mtime_ns)
-
-
-def _remove(temp: str) -> None:
-    with contextlib.suppress(OSError):
-        os.unlink(temp)
-
-
-def _sync_folder(folder: Path) -> None:
-    """Make the rename itself durable; not every platform lets a folder be opened, hence best effort."""
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)

@@ -4,8 +4,8 @@ The reference system's template passed its own checks while still full of `<TODO
 (research/anchor-vault.md §7). Here every prose field of the skeleton holds a `<TODO` placeholder,
 which rule `placeholder` reports until an author replaces it, so a skeleton can never pass as done.
 The file is written from a template rather than dumped, so its layout is the bank's, and it is
-created atomically: written to a temporary file, then hard-linked into place, which fails rather
-than overwrite an existing question.
+created atomically (qbank/atomic.py): written to a temporary file, then hard-linked into place,
+which fails rather than overwrite an existing question, and never through a symbolic link.
 """
 
 from __future__ import annotations
@@ -14,12 +14,11 @@ import json
 import os
 import re
 import secrets
-import tempfile
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from qbank import source
+from qbank import atomic, source
 from qbank.checks import classification, text
 from qbank.finding import Finding
 from qbank.taxonomy import BankSchema
@@ -103,27 +102,10 @@ _PLAIN = re.compile(r"[A-Za-z0-9][\w .,()/+'’-]*")  # no `: `, ` #`, quotes or
 
 
 def write_new(target: Path, content: str) -> bool:
-    """Create `target` with `content` atomically; False if it already exists."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".new-", suffix=".tmp")
-    try:
-        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp creates 0600; a new file gets the usual mode
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(content)
-            out.flush()
-            os.fsync(out.fileno())
-        os.link(temporary, target)  # atomic, and never replaces an existing file
-    except FileExistsError:
-        return False
-    finally:
-        os.unlink(temporary)
-    return True
-
-
-def _umask() -> int:
-    mask = os.umask(0)  # the only portable way to read it is to set it and put it back
-    os.umask(mask)
-    return mask
+    """Create `target` with `content` atomically; False if it already exists. Raises
+    atomic.WriteError when a folder on the way below the bank root is a symbolic link."""
+    atomic.make_folder(target.parent)
+    return atomic.create(target, content.encode("utf-8"))
 
 
 TEMPLATE = """\

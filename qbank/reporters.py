@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 
 from qbank import __version__, rules
+from qbank.checks.text import HIDDEN
 from qbank.engine import Report
 from qbank.finding import Finding
 
@@ -23,7 +24,7 @@ def text(report: Report) -> str:
         f"{_counts(report)}"
         f"; math: {s.math.equations} equations, {s.math.checked} checked, {s.math.failed} failed"
     )
-    return "\n".join(lines) + "\n"
+    return _visible("\n".join(lines) + "\n")
 
 
 def _counts(report: Report) -> str:
@@ -42,7 +43,7 @@ def as_json(report: Report) -> str:
         "summary": asdict(report.summary),
         "findings": [asdict(f) for f in report.findings],  # severity is a StrEnum: "error"
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return _json_escaped(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
 
 
 def github(report: Report) -> str:
@@ -61,7 +62,7 @@ def github(report: Report) -> str:
             f"{ANNOTATIONS_SHOWN} of each per step; every finding is in the job summary and the SARIF upload"
         )
     lines.append(f"qbank: {_counts(report)}")
-    return "\n".join(lines) + "\n"
+    return _visible("\n".join(lines) + "\n")
 
 
 # GitHub shows at most 10 error and 10 warning annotations per step (actions/toolkit
@@ -85,7 +86,7 @@ def github_step_summary(report: Report) -> str:
         ]
     if len(report.findings) > SUMMARY_ROWS:
         lines += ["", f"… and {len(report.findings) - SUMMARY_ROWS} more findings, in the SARIF upload."]
-    return "\n".join(lines) + "\n\n"
+    return _visible("\n".join(lines) + "\n\n")
 
 
 def _cell(text: str) -> str:
@@ -125,7 +126,7 @@ def sarif(report: Report) -> str:
         "version": "2.1.0",
         "runs": [run],
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return _json_escaped(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
 
 
 def _sarif_rule(r: rules.Rule) -> dict[str, object]:
@@ -154,6 +155,17 @@ def _sarif_result(f: Finding, rule_index: int) -> dict[str, object]:
             }
         ],
     }
+
+
+def _visible(output: str) -> str:
+    """Control, bidirectional and invisible characters (a file name or value may hold them) as
+    `\u202e`: a finding must not rewrite the terminal or the log it is read in (rule deceptive-text)."""
+    return HIDDEN.sub(lambda m: ascii(m.group(0))[1:-1], output)
+
+
+def _json_escaped(output: str) -> str:
+    """The same characters as JSON escapes (a surrogate pair past U+FFFF): the same data, read back."""
+    return HIDDEN.sub(lambda m: json.dumps(m.group(0)).strip('"'), output)
 
 
 FORMATS: dict[str, Callable[[Report], str]] = {

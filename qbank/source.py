@@ -14,9 +14,11 @@ Scalars follow the YAML 1.2 core schema, not PyYAML's 1.1 rules: `no`, `on` and 
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -161,8 +163,11 @@ def read(path: str | os.PathLike[str], shown: str) -> bytes | Finding:
 def _read_at_most(path: str | os.PathLike[str], limit: int) -> bytes:
     """Up to `limit` bytes, with bare system calls: half the time of `open()` and its buffered
     reader, which a warm audit of 10,000 files spends 0.3 s in."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    # O_NONBLOCK: opening a FIFO does not wait for a writer (it has no effect on regular files)
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0))
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
         chunks: list[bytes] = []
         size = 0
         while size < limit and (chunk := os.read(fd, limit - size)):
@@ -307,7 +312,11 @@ class _Walker:
                 self._record(loc + (index,), item, item)
                 items.append(self.walk(item, loc + (index,)))
             return items
-        return scalar_value(node.value, getattr(node, "style", None))
+        style = getattr(node, "style", None)
+        value = scalar_value(node.value, style)
+        if not style and isinstance(value, str) and (other := yaml11_type(value)):
+            raise _Problem(ambiguous_value, node.start_mark, _ambiguity(value, other))
+        return value
 
     def _mapping(self, node: yaml.MappingNode, loc: Loc) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -377,6 +386,35 @@ def scalar_value(text: str, style: str | None) -> Any:
     return text
 
 
+# Plain scalars that YAML 1.1 readers (PyYAML's safe_load, the StaffML tools) read as something other
+# than the string the 1.2 core schema reads: its booleans include y/n, yes/no and on/off
+# (https://yaml.org/type/bool.html, of which PyYAML leaves out y and n), and it has dates, sexagesimal
+# numbers (1:30) and 0b/underscored numbers. PyYAML's own resolver says which.
+_YAML11_WORDS = frozenset(
+    ["y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF"]
+)
+_YAML11_KINDS = {"bool": "boolean", "int": "number", "float": "number", "timestamp": "date", "null": "null"}
+
+
+def yaml11_type(text: str) -> str | None:
+    """What YAML 1.1 reads a plain string scalar as, when not a string: "boolean", "date", …"""
+    if text in _YAML11_WORDS:
+        return "boolean"
+    if text[:1] in _STRING_STARTS:  # none of 1.1's other implicit types starts with these letters
+        return None
+    for tag, pattern in yaml.resolver.Resolver.yaml_implicit_resolvers.get(text[:1], ()):
+        if pattern.match(text):
+            return _YAML11_KINDS.get(tag.rsplit(":", 1)[-1])
+    return None
+
+
+def _ambiguity(value: str, kind: str) -> str:
+    shown = value if len(value) <= 40 else value[:40] + "…"
+    if _INT.fullmatch(value) or _FLOAT.fullmatch(value):  # the core schema's number, past int()'s limit
+        return f"`{shown}` is a number of {len(value)} characters, too long to read"
+    return f"`{shown}` is a {kind} to YAML 1.1 readers"
+
+
 # --- positions and error text -----------------------------------------------------------------
 
 
@@ -408,14 +446,22 @@ YAML_SUFFIXES = (".yaml", ".yml")
 
 
 def iter_yaml_files(root: Path) -> Iterator[Path]:
-    """Every *.yaml / *.yml file under `root`, in a stable order. Directories named *.yaml are skipped
-    by the walk itself (they are directories, not files)."""
-    for dirpath, dirnames, filenames in os.walk(root):
+    """Every *.yaml / *.yml file under `root`, in a stable order; and, so that nothing is skipped
+    unsaid, every folder the walk cannot list, does not enter (a link to a folder) or that is named
+    like a question file. The engine reports those instead of reading them."""
+    unlisted: list[OSError] = []
+    for dirpath, dirnames, filenames in os.walk(root, onerror=unlisted.append):
         dirnames.sort()
         folder = Path(dirpath)  # once per folder: making a Path costs more than reading a small file
         for name in sorted(filenames):
             if name.endswith(YAML_SUFFIXES):
                 yield folder / name
+        for name in dirnames:
+            if name.endswith(YAML_SUFFIXES) or os.path.islink(os.path.join(dirpath, name)):
+                yield folder / name
+        for error in unlisted:
+            yield Path(error.filename)
+        unlisted.clear()
 
 
 # --- the rules this module reports ------------------------------------------------------------
@@ -546,15 +592,33 @@ def file_too_large(path: str) -> Finding:
 
 
 @rule("QB010", "unreadable-file")
-def unreadable_file(path: str, exc: OSError) -> Finding:
-    """The file could not be read (permissions, a broken link, removed during the run).
+def unreadable_file(path: str, why: OSError | str) -> Finding:
+    """The file could not be read (permissions, a broken link or a loop of links, removed during the
+    run), or was not read: a folder, FIFO or socket named *.yaml, or a link leading out of the bank.
 
     Fails:
-        (a file with mode 000)
+        (a file with mode 000; a link to ~/.ssh/id_rsa)
     Passes:
         (a readable file)
     """
-    return of(unreadable_file).finding(path, 1, 1, f"cannot read file: {exc.strerror or exc}")
+    message = why if isinstance(why, str) else f"cannot read file: {why.strerror or why}"
+    return of(unreadable_file).finding(path, 1, 1, message)
+
+
+@rule("QB012", "ambiguous-value")
+def ambiguous_value(path: str, line: int, column: int, message: str) -> Finding:
+    """A plain value that YAML 1.1 reads as something other than a string must be quoted.
+
+    qbank reads YAML 1.2, where `no`, `on`, `2026-01-01` and `1:30` are strings. PyYAML's safe_load
+    and other YAML 1.1 readers see the boolean false, true, a date and the number 90: the same file
+    would mean something else to them (the "Norway problem"). Quoted, it means the same to both.
+
+    Fails:
+        validation_date: 2026-01-01
+    Passes:
+        validation_date: '2026-01-01'
+    """
+    return of(ambiguous_value).finding(path, line, column, f"{message}: quote it")
 
 
 @rule("QB011", "nesting-too-deep")

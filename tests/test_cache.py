@@ -114,7 +114,7 @@ def test_a_status_taken_within_the_clock_tick_of_an_edit_is_not_kept(
     frozen here, as such a clock would leave them."""
     now = time.time_ns()
 
-    def frozen(file: Path) -> os.stat_result:
+    def frozen(file: Path, shown: str, roots: tuple[str, ...]) -> os.stat_result:
         real = os.stat(file)
         return os.stat_result((*real[:7], 0, 0, 0), {"st_mtime_ns": now, "st_ctime_ns": now})
 

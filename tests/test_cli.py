@@ -6,11 +6,13 @@ import json
 import os
 import pty
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+import crash
 import pytest
 from conftest import EXAMPLES, REPO, audit_json, run_cli
 from jsonschema import Draft4Validator
@@ -162,6 +164,80 @@ def test_schema_check_detects_drift(tmp_path: Path, name: str) -> None:
     assert run_cli("schema", "--check", cwd=bank).exit_code == 1
     assert run_cli("schema", cwd=bank).exit_code == 0
     assert run_cli("schema", "--check", cwd=bank).exit_code == 0
+
+
+def _schema_bank(tmp_path: Path) -> Path:
+    bank = tmp_path / "bank"
+    (bank / "questions").mkdir(parents=True)
+    shutil.copytree(REPO / "schema", bank / "schema")
+    return bank
+
+
+def test_schema_a_second_run_writes_nothing(tmp_path: Path) -> None:
+    bank = _schema_bank(tmp_path)
+    target = bank / "schema" / "question.schema.json"
+    target.write_text("{}\n", encoding="utf-8")
+    target.chmod(0o640)
+    first = run_cli("schema", cwd=bank)
+    assert first.exit_code == 0 and first.stdout == f"wrote {target}\n"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640  # the replaced file's permission bits are kept
+    before = _identities(bank / "schema")
+    second = run_cli("schema", cwd=bank)
+    assert second.exit_code == 0 and second.stdout == ""
+    assert _identities(bank / "schema") == before  # no file replaced, touched or left behind
+
+
+def _identities(folder: Path) -> list[tuple[str, int, int]]:
+    return [(p.name, p.stat().st_ino, p.stat().st_mtime_ns) for p in sorted(folder.iterdir())]
+
+
+@pytest.mark.parametrize("point", crash.POINTS)
+def test_schema_a_kill_at_any_point_leaves_the_old_file_or_the_new_one(tmp_path: Path, point: str) -> None:
+    bank = _schema_bank(tmp_path)
+    target = bank / "schema" / "question.schema.json"
+    stale = target.read_bytes().replace(b'"title"', b'"titel"', 1)
+    target.write_bytes(stale)
+    crash.kill_at(point, ["schema"], cwd=bank)
+    fresh = (REPO / "schema" / "question.schema.json").read_bytes()
+    assert target.read_bytes() == (fresh if point == "committed" else stale)
+    left = crash.leftovers(target.parent, *(p.name for p in (REPO / "schema").iterdir()))
+    assert len(left) == (point != "committed") and all(crash.hidden_temporary(name) for name in left)
+    assert audit_json(cwd=bank)[0] == 0  # the bank's schema still loads
+    assert run_cli("schema", cwd=bank).exit_code == 0
+    assert run_cli("schema", "--check", cwd=bank).exit_code == 0 and target.read_bytes() == fresh
+
+
+def test_schema_never_writes_through_a_link(tmp_path: Path) -> None:
+    bank = _schema_bank(tmp_path)
+    outside = tmp_path / "outside.json"
+    outside.write_text("{}\n", encoding="utf-8")
+    target = bank / "schema" / "question.schema.json"
+    target.write_text("{}\n", encoding="utf-8")
+    # A link at the fixed name the old writer gave its temporary file: it wrote through it.
+    planted = bank / "schema" / "question.schema.json.tmp"
+    planted.symlink_to(outside)
+    assert run_cli("schema", cwd=bank).exit_code == 0
+    assert target.read_bytes() == (REPO / "schema" / "question.schema.json").read_bytes()
+    assert outside.read_text(encoding="utf-8") == "{}\n" and planted.is_symlink()
+    # A link at the schema file itself is neither followed nor silently replaced by a file.
+    target.unlink()
+    target.symlink_to(outside)
+    result = run_cli("schema", cwd=bank)
+    assert result.exit_code == 2 and f"{target}: a symbolic link: not followed" in result.stderr
+    assert outside.read_text(encoding="utf-8") == "{}\n" and target.is_symlink()
+
+
+def test_schema_never_writes_into_a_linked_schema_folder(tmp_path: Path) -> None:
+    bank = _schema_bank(tmp_path)
+    outside = tmp_path / "shared-schema"
+    (bank / "schema").rename(outside)
+    (bank / "schema").symlink_to(outside, target_is_directory=True)
+    stale = b"{}\n"
+    (outside / "question.schema.json").write_bytes(stale)
+    result = run_cli("schema", cwd=bank)
+    assert result.exit_code == 2 and "folder schema is a symbolic link" in result.stderr
+    assert (outside / "question.schema.json").read_bytes() == stale
+    assert sorted(p.name for p in outside.iterdir()) == sorted(p.name for p in (REPO / "schema").iterdir())
 
 
 def test_python_dash_m_smoke() -> None:

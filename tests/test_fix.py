@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+import crash
 import pytest
 from conftest import REPO, audit_json, run_cli
 
@@ -246,6 +247,89 @@ def test_only_the_fixed_spans_change(bank: Path) -> None:
     )
 
 
+COMMENTED = """\
+# yaml-language-server: $schema=../../../schema/question.schema.json
+# A comment at the top, then a blank line.
+
+schema_version: '1.0'  # after a quoted value
+id: cloud-202611-5e7a
+# between two keys
+track: cloud
+level: L3 # after a plain value, one space
+zone: diagnosis
+topic: mixed-precision-training
+competency_area: precision
+bloom_level: analyze
+phase: training
+title: The FP16 Gradient Dance  # after the title that is fixed
+scenario: >-  # after a folded indicator
+  A fine-tuning recipe for a 1.3B-parameter transformer was developed with BF16 autocast on A100s
+  and moved to V100s. # not a comment: inside the folded text
+question: "Why did the loss stall after the BF16-to-FP16 switch?"
+#  before a mapping, with two spaces
+details:
+  # first in a mapping
+  realistic_solution: >-
+    The gradients underflowed; add dynamic loss scaling.
+  # between two block scalars
+  common_mistake: |  # after a literal indicator
+    **The Pitfall:** Reading zero gradients as convergence.
+    **The Rationale:** The same recipe trained fine in BF16.
+    **The Consequence:** Days of sweeps.
+    # not a comment: a line of the literal block
+  # right after a block scalar
+  napkin_math: |
+    **Assumptions:**
+    - Typical gradient 2e-8; smallest FP16 subnormal 5.96e-8.
+    **Calculations:**
+    - 2e-8 * 65536 = 1.31072e-3
+    **Conclusion:**
+    - Scaled, it is a normal number.
+
+  # after a blank line that ends a block scalar
+status: published
+provenance: human
+tags:
+  # inside a list
+  - fp16  # after a list item
+  - loss-scaling
+requires_explanation: false
+expected_time_minutes: 6
+human_reviewed:
+  status: not-reviewed  # inside a nested mapping
+  by: null
+  # before an empty value
+  date:
+  notes: ~  # after a tilde
+#no space after the hash
+# a comment at the end
+"""
+
+
+def test_comments_everywhere_are_kept_byte_for_byte(bank: Path) -> None:
+    path = put(
+        bank,
+        _replaced_once(
+            COMMENTED,
+            (
+                ("title: The FP16 Gradient Dance ", "title: the fp16 gradient Dance "),
+                ("    **Calculations:**", "    **Calculation:**"),
+                ("**The Pitfall:**", "**the pitfall**:"),
+                ("# between two keys\n", "# between two keys \t\n"),
+                ("  # first in a mapping\n", "  # first in a mapping  \n"),
+                ("  - fp16  # after a list item\n", "  - fp16  # after a list item \n"),
+                ("# a comment at the end\n", "# a comment at the end\n\n\n"),
+            ),
+        ),
+    )
+    result = only(run(bank, path))
+    assert result.written and result.notes == ()
+    assert len(result.changes) == 5  # title, two markers, trailing whitespace, blank lines at the end
+    assert path.read_text(encoding="utf-8") == COMMENTED
+    again = only(run(bank, path))
+    assert again.changes == () and not again.written
+
+
 def test_a_title_not_written_verbatim_needs_a_hand_edit(bank: Path) -> None:
     content = styled(("'The FP16 Gradient Dance'", "'the FP16 Gradient ''Underflow'' Dance'"))
     path = put(bank, content)
@@ -316,6 +400,35 @@ def test_permission_bits_are_kept(bank: Path, mode: int) -> None:
     assert folder_listing(path) == [NAME]
 
 
+# What a killed `qbank fix` leaves: the temporary file at each point, or None for none.
+AT_KILL = {
+    "created": lambda new: b"",
+    "half-written": lambda new: new[: len(new) // 2],
+    "synced": lambda new: new,
+    "committed": lambda new: None,
+}
+
+
+@pytest.mark.parametrize("point", crash.POINTS)
+def test_a_kill_at_any_point_leaves_the_old_file_or_the_new_one(bank: Path, point: str) -> None:
+    content = damaged(("**Calculations:**", "**Calculation:**"), ("level: L3\n", "level: L3 \n"))
+    path = put(bank, content)
+    fixed = ORIGINAL.encode("utf-8")
+    crash.kill_at(point, ["fix"], cwd=bank)
+    # Whole old bytes before the rename, whole new bytes after it: never a mix.
+    assert path.read_bytes() == (fixed if point == "committed" else content.encode("utf-8"))
+    left = crash.leftovers(path.parent, NAME)
+    temp = AT_KILL[point](fixed)
+    assert len(left) == (temp is not None) and all(crash.hidden_temporary(name) for name in left)
+    if temp is not None:  # the kill landed where it was meant to
+        assert (path.parent / left[0]).read_bytes() == temp
+    _, report = audit_json(cwd=bank)
+    assert report["summary"]["files"] == 1  # the leftover is not read as a question
+    again = run_cli("fix", cwd=bank)
+    assert again.exit_code == 0, again.output
+    assert path.read_bytes() == fixed
+
+
 # --- what is left alone -----------------------------------------------------------------------
 
 
@@ -380,6 +493,25 @@ def test_symlinks_are_refused_and_their_targets_untouched(bank: Path) -> None:
         result = only(results)
         assert result.skipped is not None and "symbolic link" in result.skipped and not result.written
     assert target.read_text(encoding="utf-8") == content and link.is_symlink()
+
+
+@pytest.mark.parametrize("link", ["questions", "questions/cloud", "questions/cloud/precision"])
+def test_a_linked_folder_between_the_bank_root_and_the_file_is_refused(
+    bank: Path, tmp_path_factory: pytest.TempPathFactory, link: str
+) -> None:
+    content = damaged(("level: L3\n", "level: L3 \n"))
+    put(bank, content)
+    outside = tmp_path_factory.mktemp("outside") / "moved"
+    shutil.move(bank / link, outside)
+    (bank / link).symlink_to(outside, target_is_directory=True)
+    moved = outside / PRECISION.relative_to(link) / NAME
+    for check in (True, False):
+        result = only(run(bank, bank / PRECISION / NAME, check=check))
+        assert result.skipped == f"folder {link} is a symbolic link: qbank never writes through one"
+        assert not result.written and result.changes == ()
+    # With no paths the walk does not enter a linked folder below questions/, and refuses one at it.
+    assert not any(result.written for result in fix.fix_paths([], bank, check=False))
+    assert moved.read_text(encoding="utf-8") == content and folder_listing(moved) == [NAME]
 
 
 def test_a_fifo_is_not_a_regular_file(bank: Path) -> None:

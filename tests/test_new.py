@@ -8,10 +8,11 @@ import shutil
 import stat
 from pathlib import Path
 
+import crash
 import pytest
 from conftest import REPO, audit_json, run_cli
 
-from qbank import new
+from qbank import atomic, new
 
 ARGS = (
     "new",
@@ -133,3 +134,63 @@ def test_titles_that_need_quoting_read_back_unchanged(bank: Path, title: str) ->
 def test_outside_a_bank_is_a_usage_error(tmp_path: Path) -> None:
     result = run_cli(*ARGS, cwd=tmp_path)
     assert result.exit_code == 2
+
+
+def _skeleton_size() -> int:
+    """The length of the file ARGS make: every id has the same length, so it does not depend on the draw."""
+    skeleton = new.Skeleton("cloud", "precision", "L3", "diagnosis", "mixed-precision-training", ARGS[-1])
+    return len(new.render(skeleton, "cloud-000000-0000", "../../../schema/question.schema.json").encode())
+
+
+@pytest.mark.parametrize("point", crash.POINTS)
+def test_a_kill_at_any_point_leaves_no_question_or_a_whole_one(bank: Path, point: str) -> None:
+    folder = bank / "questions" / "cloud" / "precision"
+    crash.kill_at(point, ARGS, cwd=bank)
+    questions = sorted(folder.glob("*.yaml"))
+    # One temporary file at every point: the kill always comes before `new` unlinks it.
+    (temp,) = crash.leftovers(folder, *(q.name for q in questions))
+    assert crash.hidden_temporary(temp)
+    size = _skeleton_size()
+    written = (folder / temp).read_bytes()
+    assert len(written) == {"created": 0, "half-written": size // 2}.get(point, size)
+    if point == "committed":  # linked under its name: whole
+        assert [q.read_bytes() for q in questions] == [written]
+    else:
+        assert questions == []
+    _, report = audit_json(cwd=bank)
+    assert report["summary"]["files"] == len(questions)  # the leftover is not read as a question
+    assert {f["name"] for f in report["findings"]} <= {"placeholder"}
+    path = _create(bank)
+    assert sorted(folder.glob("*.yaml")) == sorted([*questions, path])
+
+
+def test_a_linked_folder_on_the_way_is_refused_and_nothing_is_written_outside(
+    bank: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    outside = tmp_path_factory.mktemp("outside")
+    (bank / "questions" / "cloud").symlink_to(outside, target_is_directory=True)
+    result = run_cli(*ARGS, cwd=bank)
+    assert result.exit_code == 2
+    assert "folder questions/cloud is a symbolic link: qbank never writes through one" in result.stderr
+    assert list(outside.rglob("*")) == []
+
+
+def test_write_new_never_replaces_a_file_or_a_link(
+    bank: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    outside = tmp_path_factory.mktemp("outside") / "target.yaml"
+    folder = bank / "questions" / "cloud" / "precision"
+    folder.mkdir(parents=True)
+    (folder / "taken.yaml").write_text("old\n", encoding="utf-8")
+    (folder / "link.yaml").symlink_to(outside)  # dangling: os.link must not create its target
+    assert not new.write_new(folder / "taken.yaml", "new\n")
+    with pytest.raises(atomic.WriteError, match="a symbolic link: not followed"):
+        new.write_new(folder / "link.yaml", "new\n")
+    assert (folder / "taken.yaml").read_text(encoding="utf-8") == "old\n" and not outside.exists()
+    assert crash.leftovers(folder, "taken.yaml", "link.yaml") == []
+
+
+def test_a_file_where_a_folder_should_be_is_a_usage_error(bank: Path) -> None:
+    (bank / "questions" / "cloud").write_text("not a folder\n", encoding="utf-8")
+    result = run_cli(*ARGS, cwd=bank)
+    assert result.exit_code == 2 and "cannot write the question: [Errno " in result.stderr

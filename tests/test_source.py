@@ -24,24 +24,44 @@ def problem(text: str | bytes) -> Finding:
 
 
 def test_yaml_1_2_scalars_not_1_1() -> None:
-    # PyYAML's YAML 1.1 reads `no` as False, `1:30` as 90 and `012` as 10 (ecosystem.md §4.8).
-    data = load("a: no\nb: on\nc: 1:30\nd: 012\ne: 2026-01-01\nf: 0x1F\ng: 1e3\nh: ~\ni: true\nj: '7'\n").data
+    data = load("d: 012\nf: 0x1F\ng: 1e3\nh: ~\ni: true\nj: '7'\nk: 'no'\nl: '2026-01-01'\n").data
     assert data == {
-        "a": "no",
-        "b": "on",
-        "c": "1:30",
         "d": 12,
-        "e": "2026-01-01",
         "f": 31,
         "g": 1000.0,
         "h": None,
         "i": True,
         "j": "7",
+        "k": "no",
+        "l": "2026-01-01",
     }
 
 
-def test_huge_integer_stays_text() -> None:
-    assert load("n: " + "9" * 5000 + "\n").data["n"] == "9" * 5000
+@pytest.mark.parametrize(
+    ("plain", "kind"),
+    [("no", "boolean"), ("on", "boolean"), ("Y", "boolean"), ("OFF", "boolean"), ("1:30", "number")]
+    + [("0b11", "number"), ("1_000", "number"), ("2026-01-01", "date"), ("2026-01-01 10:00:00", "date")],
+)
+def test_plain_values_yaml_1_1_reads_otherwise_must_be_quoted(plain: str, kind: str) -> None:
+    """1.2 reads these as strings; PyYAML's 1.1 reads `no` as False, `1:30` as 90, and so on
+    (ecosystem.md §4.8): the file would mean two things, so the loader refuses it."""
+    assert source.scalar_value(plain, None) == plain
+    finding = problem(f"title: x\na: [{plain}]\n")
+    assert (finding.name, finding.line, finding.column) == ("ambiguous-value", 2, 5)
+    assert kind in finding.message
+    assert load(f"a: '{plain}'\n").data == {"a": plain}
+
+
+def test_words_that_only_start_like_yaml_1_1_values_are_plain_strings() -> None:
+    assert load("a: nope\nb: online\nc: yesterday\nd: 1:30 pm\n").data["a"] == "nope"
+
+
+def test_a_huge_integer_is_refused_not_converted() -> None:
+    """int() refuses over 4,300 digits (CVE-2020-10735); the value is an error, not silently text."""
+    assert source.scalar_value("9" * 5000, None) == "9" * 5000
+    finding = problem("n: " + "9" * 5000 + "\n")
+    assert (finding.name, finding.line, finding.column) == ("ambiguous-value", 1, 4)
+    assert "5000 characters" in finding.message and len(finding.message) < 120
 
 
 def test_positions_of_keys_values_and_items() -> None:
@@ -121,12 +141,19 @@ def test_unreadable_and_missing_files(tmp_path) -> None:  # type: ignore[no-unty
     assert source.load(tmp_path).name == "unreadable-file"  # type: ignore[union-attr]  # a directory
 
 
-def test_iter_yaml_files_skips_directories_named_yaml(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_iter_yaml_files_lists_what_it_does_not_enter(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Folders named *.yaml and links to folders are listed too (the engine reports them), and the
+    files inside a folder named *.yaml are still found; nothing is passed over without a word."""
     (tmp_path / "dir.yaml").mkdir()
+    (tmp_path / "dir.yaml" / "inner.yaml").write_text("a: 1\n")
     (tmp_path / "b.yml").write_text("a: 1\n")
     (tmp_path / "a.yaml").write_text("a: 1\n")
     (tmp_path / "notes.txt").write_text("x")
-    assert [p.name for p in source.iter_yaml_files(tmp_path)] == ["a.yaml", "b.yml"]
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "c.yaml").write_text("a: 1\n")
+    (tmp_path / "linked").symlink_to(tmp_path / "other")
+    found = sorted(p.relative_to(tmp_path).as_posix() for p in source.iter_yaml_files(tmp_path))
+    assert found == ["a.yaml", "b.yml", "dir.yaml", "dir.yaml/inner.yaml", "linked", "other/c.yaml"]
 
 
 def test_the_nesting_pre_check_bounds_as_the_longest_line_prefix_does() -> None:

@@ -28,6 +28,7 @@ RECORD_CHECKS = (
     numeric.check_claims,
     device.refuted,
     device.unverified,
+    text.check_deceptive_text,
 )
 BANK_CHECKS = (bank.check_duplicate_ids, similar.check_near_duplicates)
 FAMILIES = (text, markers, options, classification, bank, similar, arithmetic, hardware, numeric, device)

@@ -34,7 +34,8 @@ def options(choices: Sequence[str] | None, correct_index: int | None) -> Problem
     if correct_index is None:
         return Problem("options are present but correct_index is missing")
     if not 0 <= correct_index < OPTION_COUNT:
-        return Problem(f"correct_index {correct_index} is not between 0 and {OPTION_COUNT - 1}")
+        shown = str(correct_index) if abs(correct_index) < 10**12 else f"of {len(str(correct_index))} digits"
+        return Problem(f"correct_index {shown} is not between 0 and {OPTION_COUNT - 1}")
     return None
 
 

@@ -7,10 +7,18 @@ fields (qbank/model.py), so they run inside pydantic validation and can be teste
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Collection, Iterator, Mapping
 from functools import partial
+from typing import TYPE_CHECKING
 
-from qbank.rules import Problem, rule
+from qbank.finding import Finding
+from qbank.rules import Problem, of, rule
+
+if TYPE_CHECKING:  # types only: qbank.validate imports the model, which imports this module
+    from qbank.engine import Context
+    from qbank.source import Loc
+    from qbank.validate import Record
 
 TITLE_MAX = 120
 QUESTION_MAX = 200
@@ -130,10 +138,11 @@ def title_problems(
     title: str, lowercase: Collection[str] = (), spellings: Mapping[str, str] = {}
 ) -> Iterator[tuple[Callable[..., Problem | None], Problem]]:
     """Each title rule that `title` breaks, as (rule function, problem), in the order they are
-    reported: placeholder, then format, then case. Lazy, so callers that stop at the first problem
-    do not pay for the others."""
+    reported: placeholder, raw HTML, then format, then case. Lazy, so callers that stop at the first
+    problem do not pay for the others."""
     for check, judge in (
         (placeholder, partial(placeholder_title, title)),
+        (raw_html, partial(raw_html, title)),  # a title is shown too: in <h1>, <title> and search
         (title_format, partial(title_format, title)),
         (title_case, partial(title_case, title, lowercase, spellings)),
     ):
@@ -283,3 +292,88 @@ def raw_html(text: str) -> Problem | None:
         if match:
             return Problem(f"raw HTML or script {match.group(0)[:40]!r}: write plain text", match.group(0))
     return None
+
+
+# Characters that make text show something other than what it holds: C0 and C1 controls other than
+# tab and line feed (a terminal escape, `\e[2J`, rewrites the screen a log is read on), the line and
+# paragraph separators (line breaks to some readers, not to others), bidirectional
+# controls (Trojan Source, CVE-2021-42574) and invisible format characters (Unicode TR36 §3; the
+# default-ignorable code points of DerivedCoreProperties.txt that are not letters or marks).
+HIDDEN = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+    "\u2028\u2029\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\U0001d173-\U0001d17a"
+    "\U000e0000-\U000e0fff]"
+)
+# Cyrillic letters, and the Greek capitals and small letters that look Latin (Unicode TR39's
+# confusables: Α Β Ε Ζ Η Ι Κ Μ Ν Ο Ρ Τ Υ Χ ο ν), in a title word that also has Latin letters.
+# Greek letters used as symbols (`β2`, `μs`) stay allowed.
+_LOOKALIKE = re.compile(
+    "[\u0400-\u04ff\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7\u03bf\u03bd]"
+)
+_LATIN = re.compile("[A-Za-z]")
+_WORDS = re.compile(r"\w+")
+
+
+@rule("QB113", "deceptive-text")
+def check_deceptive_text(record: Record, context: Context) -> Iterator[Finding]:
+    r"""Text shows what it holds: no control characters (other than tab and line feed), no
+    bidirectional controls and no invisible characters in any value, and no title word that mixes
+    Latin letters with look-alike Cyrillic or Greek ones.
+
+    A bidirectional override makes a reviewer read a different sentence from the one learners get
+    (Trojan Source, CVE-2021-42574); a zero-width space or a Cyrillic `а` makes two titles that look
+    the same differ, and a terminal escape in a title rewrites the screen of whoever reads the audit.
+
+    Fails:
+        title: "The FP16 Gr\u0430dient Underflow"
+    Passes:
+        title: The FP16 Gradient Underflow
+    """
+    document = record.document
+    for loc, value in _strings(document.data, ()):
+        deceit = _deceit(loc, value)
+        if deceit:
+            line, column = document.positions.in_value(loc, deceit[0])
+            yield of(check_deceptive_text).finding(document.path, line, column, deceit[1], record.question_id)
+
+
+def _deceit(loc: Loc, value: str) -> tuple[str, str] | None:
+    """What in `value` deceives (the text to point at), and the message; None when nothing does."""
+    match = HIDDEN.search(value)
+    if match:
+        hidden = match.group(0)
+        return hidden, f"{_field(loc)} holds {_named(hidden)} at character {match.start() + 1}: remove it"
+    word = _mixed_word(value) if loc == ("title",) else None
+    if word:
+        return word, f"title word {word!r} mixes Latin letters with look-alike Cyrillic or Greek ones"
+    return None
+
+
+def _strings(value: object, loc: Loc) -> Iterator[tuple[Loc, str]]:
+    """Every string value under `value`, with its place."""
+    if isinstance(value, str):
+        yield loc, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(item, (*loc, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _strings(item, (*loc, index))
+
+
+def _mixed_word(title: str) -> str | None:
+    """The first word with both Latin and look-alike letters (word by word: a regex for the whole
+    word backtracks quadratically on a long one)."""
+    if not _LOOKALIKE.search(title):
+        return None
+    return next((w for w in _WORDS.findall(title) if _LATIN.search(w) and _LOOKALIKE.search(w)), None)
+
+
+def _field(loc: Loc) -> str:
+    return ".".join(map(str, loc)) or "the document"
+
+
+def _named(char: str) -> str:
+    """`U+202E (RIGHT-TO-LEFT OVERRIDE)`: the code point, never the character itself."""
+    name = unicodedata.name(char, "")
+    return f"U+{ord(char):04X}" + (f" ({name})" if name else "")

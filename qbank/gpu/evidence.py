@@ -14,6 +14,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from qbank import atomic
+
 if TYPE_CHECKING:
     from qbank.gpu.probes import Probe
 
@@ -45,11 +47,20 @@ def path_for(root: Path, device_class: str, probe_id: str) -> Path:
 
 
 def append(root: Path, rec: dict[str, Any]) -> Path:
-    """Add one line; earlier runs stay, so the history of a probe on a device class is kept."""
+    """Add one line; earlier runs stay, so the history of a probe on a device class is kept.
+
+    The whole file is rewritten atomically (qbank/atomic.py) rather than opened for appending: a
+    run killed mid-append would leave half a line that every later audit reports. A last line
+    without its line break (a hand edit, or such an append) is ended first, so the new record
+    never runs into it. Raises atomic.WriteError for a link on the way.
+    """
     target = path_for(root, rec["device"]["device_class"], rec["probe_id"])
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with target.open("a", encoding="utf-8") as handle:
-        handle.write(json.dumps(rec, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n")
+    atomic.make_folder(target.parent)
+    old, before = atomic.read(target)
+    if old and not old.endswith(b"\n"):
+        old += b"\n"
+    line = json.dumps(rec, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+    atomic.replace(target, old + line.encode("utf-8"), expect=before)
     return target
 
 

@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 
 from qbank import engine
-from qbank.export import release
+from qbank.export import release, site
 from qbank.export.release import Release
 from qbank.finding import Finding
 from qbank.taxonomy import load_bank_schema
 from tests.conftest import REPO
+from tests.export import hostile
 
 BASE = """\
 schema_version: '1.0'
@@ -181,3 +182,19 @@ def release_of(root: Path) -> Release:
     assert not isinstance(schema, Finding), schema
     report = engine.audit(engine.Settings(records=True), root)
     return release.select(report, root, schema.topic_groups)
+
+
+# --- hostile input (tests/export/hostile.py) ------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[hostile.Hostile]]:
+    """A site whose questions carry XSS payloads: validated ones released by the real audit, and
+    constructed ones past the model."""
+    context = hostile.validation_context()
+    valid = [hostile.validated(p, n, context) for n, p in enumerate(hostile.PAYLOADS)]
+    released, valid = hostile.release_bank(tmp_path_factory.mktemp("hostile-bank"), valid)
+    chosen, made = hostile.with_constructed(released, hostile.PAYLOADS)
+    out = tmp_path_factory.mktemp("hostile-site") / "site"
+    site.build(chosen, out)
+    return out, [*valid, *made]

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
+from qbank.checks.text import HIDDEN
 from qbank.export import files, site
 from tests.conftest import run_cli
+from tests.export import hostile
 from tests.export.conftest import RELEASED, release_of
 
 
@@ -22,10 +26,12 @@ def built(tmp_path_factory: pytest.TempPathFactory, bank: Path) -> Path:
 
 def test_a_page_per_released_question_and_nothing_withheld(built: Path) -> None:
     assert sorted(p.stem for p in (built / "q").iterdir()) == RELEASED
-    manifest = (built / files.MANIFEST).read_text().splitlines()
-    on_disk = sorted(
-        str(p.relative_to(built)) for p in built.rglob("*") if p.is_file() and p.name != files.MANIFEST
-    )
+    manifest = dict(line.split("  ")[::-1] for line in (built / files.MANIFEST).read_text().splitlines())
+    on_disk = {
+        str(p.relative_to(built)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in built.rglob("*")
+        if p.is_file() and p.name != files.MANIFEST
+    }
     assert manifest == on_disk
     assert {"index.html", "coverage.html", "assets/index.js", "assets/katex/katex.min.js"} <= set(manifest)
 
@@ -74,10 +80,12 @@ def test_rebuild_removes_its_stale_pages_and_nothing_else(tmp_path: Path, bank: 
     site.build(chosen, out)
     (out / "notes.txt").write_text("mine")
     (out / "q" / "my-page.html").write_text("mine too")
-    fewer = type(chosen)(chosen.entries[1:], chosen.topic_groups, chosen.withheld)
+    (out / "q" / f"{chosen.entries[1].id}.html").write_text("my annotated copy")
+    fewer = type(chosen)(chosen.entries[2:], chosen.topic_groups, chosen.withheld)
     site.build(fewer, out)
     assert not (out / "q" / f"{chosen.entries[0].id}.html").exists()
     assert (out / "notes.txt").read_text() == "mine" and (out / "q" / "my-page.html").exists()
+    assert (out / "q" / f"{chosen.entries[1].id}.html").read_text() == "my annotated copy"  # changed: kept
 
 
 def test_refuses_a_folder_it_did_not_make(tmp_path: Path, bank: Path) -> None:
@@ -102,6 +110,28 @@ def test_never_writes_through_a_linked_folder(tmp_path: Path, bank: Path) -> Non
     with pytest.raises(files.OutputError, match="not a plain folder"):
         site.build(release_of(bank), out)
     assert list(elsewhere.iterdir()) == []
+
+
+def test_refuses_an_out_that_is_a_link(tmp_path: Path, bank: Path) -> None:
+    out, elsewhere = tmp_path / "site", tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out.symlink_to(elsewhere)
+    with pytest.raises(files.OutputError, match="not a folder"):
+        site.build(release_of(bank), out)
+    result = run_cli("export", "site", "--out", str(out), cwd=bank)
+    assert result.exit_code == 2 and "not a folder" in result.output
+    assert list(elsewhere.iterdir()) == [] and out.is_symlink()
+
+
+def test_never_replaces_a_link_where_a_page_was(tmp_path: Path, bank: Path) -> None:
+    out, victim = tmp_path / "site", tmp_path / "victim.html"
+    site.build(release_of(bank), out)
+    victim.write_text("not ours")
+    (out / "index.html").unlink()
+    (out / "index.html").symlink_to(victim)
+    with pytest.raises(files.OutputError, match="not a plain file"):
+        site.build(release_of(bank), out)
+    assert victim.read_text() == "not ours" and (out / "index.html").is_symlink()
 
 
 def test_parallel_build_writes_the_same_bytes(
@@ -139,3 +169,97 @@ def test_every_template_and_asset_ships_in_the_package() -> None:
         assert any(
             fnmatch(name, pattern) and name.count("/") == pattern.count("/") for pattern in patterns
         ), name
+
+
+# --- hostile input (tests/export/hostile.py; in Chromium: test_site_browser.py) -------------------
+
+
+def _hostile_pages(out: Path) -> list[str]:
+    return sorted(p.relative_to(out).as_posix() for p in out.rglob("*.html"))
+
+
+def test_hostile_site_has_a_page_for_every_payload_question(
+    hostile_site: tuple[Path, list[hostile.Hostile]],
+) -> None:
+    out, questions = hostile_site
+    assert _hostile_pages(out) == sorted(hostile.page_names())
+    assert len(questions) == 2 * len(hostile.PAYLOADS) >= 2 * 25
+
+
+@pytest.mark.parametrize("name", hostile.page_names())
+def test_hostile_page_holds_only_what_the_templates_make(
+    hostile_site: tuple[Path, list[hostile.Hostile]], name: str
+) -> None:
+    out, _ = hostile_site
+    page = hostile.read((out / name).read_text(encoding="utf-8"))
+    assert hostile.problems(page.elements) == []
+
+
+def test_hostile_payloads_show_as_text_in_every_field(
+    hostile_site: tuple[Path, list[hostile.Hostile]],
+) -> None:
+    out, questions = hostile_site
+    for question in questions:
+        page = hostile.read((out / "q" / f"{question.id}.html").read_text(encoding="utf-8"))
+        assert hostile.visible(page.title) == hostile.visible(f"{question.title()} · qbank study site")
+        for where, text in question.shown().items():
+            assert hostile.visible(text) in hostile.visible(page.text), (question.id, where)
+
+
+def test_hostile_index_data_is_one_inert_json_literal(
+    hostile_site: tuple[Path, list[hostile.Hostile]],
+) -> None:
+    out, questions = hostile_site
+    script = (out / "assets" / "index.js").read_text(encoding="utf-8")
+    assert not {"<", "\u2028", "\u2029"} & set(script)  # cannot close a <script>, nor break a JS line
+    assert script.startswith("window.QBANK = ") and script.endswith(";\n")
+    rows = {row[0]: row for row in json.loads(script[len("window.QBANK = ") : -2])["questions"]}
+    for question in questions:
+        assert rows[question.id][1] == question.title()
+        assert question.tag().lower() in rows[question.id][7]
+
+
+def test_hostile_facet_links_carry_the_value_exactly(
+    hostile_site: tuple[Path, list[hostile.Hostile]],
+) -> None:
+    """Track, level, zone, area and topic go into the index's address (`#topic=...`) URL-encoded,
+    so no value can add a parameter or end the attribute."""
+    out, questions = hostile_site
+    for question in questions:
+        page = hostile.read((out / "q" / f"{question.id}.html").read_text(encoding="utf-8"))
+        links = [dict(e.attributes)["href"] for e in page.elements if e.tag == "a"]
+        facets = [urlsplit(link).fragment for link in links if link.startswith("../index.html#")]
+        pairs = [pair for fragment in facets for pair in parse_qsl(fragment, keep_blank_values=True)]
+        assert [key for key, _ in pairs] == ["track", "track", "level", "zone", "area", "topic"]
+        values = question.values()
+        assert [value for _, value in pairs] == [
+            values[key] for key in ("track", "track", "level", "zone", "competency_area", "topic")
+        ]
+
+
+def test_the_real_pipeline_lets_payloads_reach_every_prose_field(
+    hostile_site: tuple[Path, list[hostile.Hostile]],
+) -> None:
+    """What validation lets through, so what the validated questions test: every payload reaches
+    every prose field (as written, or in a code span) but a multi-line HTML block (a code span is
+    one line) and the three that `deceptive-text` refuses (NUL, a bidi override, U+2028); tags take
+    all but those; titles take a few as written (raw-html refuses markup there too); track, level, zone, area and topic none."""
+    _, questions = hostile_site
+    valid = [q for q in questions if "-v" in q.id]
+    deceptive = {p.text for p in hostile.PAYLOADS if HIDDEN.search(p.text)}
+    block = {p.text for p in hostile.PAYLOADS if "\n" in p.text}
+    assert len(deceptive) == len(block) + 2 == 3
+    refused_prose = {q.payload.text for q in valid for f in hostile.PROSE if q.how[f] == "refused"}
+    assert refused_prose == block | deceptive
+    assert {q.payload.text for q in valid if q.how["tags"] == "refused"} == deceptive
+    assert 1 <= sum(q.how["title"] == "raw" for q in valid) < 10  # raw-html refuses markup in titles too
+    assert {q.how[f] for q in valid for f in hostile.ENUMS} == {"refused"}
+
+
+def test_a_question_id_cannot_name_a_page_outside_q(tmp_path: Path, bank: Path) -> None:
+    chosen = release_of(bank)
+    question = chosen.entries[0].question.model_copy(update={"id": "../../escaped"})
+    entry = type(chosen.entries[0])(question, chosen.entries[0].data)
+    with pytest.raises(ValueError, match="cannot name a page"):
+        site.build(type(chosen)((entry,), chosen.topic_groups, {}), tmp_path / "site")
+    assert not (tmp_path / "escaped.html").exists()

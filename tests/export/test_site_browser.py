@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 
 from qbank.export import site
-from qbank.export.release import Entry, Release, exported
-from qbank.model import Question
+from tests.export import hostile
 from tests.export.conftest import RELEASED, release_of
 
 pytestmark = pytest.mark.browser
@@ -164,55 +164,107 @@ def test_hostile_question_renders_as_text(watched: Watched, built: Path) -> None
     assert _titles(page) == ["Dashboard Markup Shows as Text"]
 
 
-PAYLOADS = [
-    "<script>window.__xss = 'script'</script>",
-    "<img src=x onerror=\"window.__xss = 'img'\">",
-    '"><svg onload="window.__xss = \'svg\'">',
-    "javascript:window.__xss = 'url'",
-    "</title><script>window.__xss = 'title'</script>",
-]
+# --- hostile input (tests/export/hostile.py) ------------------------------------------------------
+
+# Every element as tests/export/hostile.py checks them: inside KaTeX's output or not, and a
+# script's inline code.
+ELEMENTS = """() => Array.from(document.querySelectorAll("*"), (e) => [
+  e.localName,
+  Array.from(e.attributes, (a) => [a.name, a.value]),
+  e.closest(".katex, .katex-error") !== null,
+  e.localName === "script" ? e.textContent : "",
+])"""
+# Every math span typeset (or shown as KaTeX's red error text).
+TYPESET = """() => Array.from(document.querySelectorAll(".math")).every(
+  (e) => e.querySelector(".katex, .katex-error") !== null)"""
+OPEN_ALL = "() => document.querySelectorAll('details').forEach((d) => { d.open = true; })"
+TEXTS = "(selectors) => selectors.map((s) => document.querySelector(s).innerText)"
+# The index's own search, as typing does it: set the box, send `input`, read the titles listed.
+SEARCH = """(words) => words.map((word) => {
+  const box = document.getElementById("q");
+  box.value = word;
+  box.dispatchEvent(new Event("input"));
+  return Array.from(document.querySelectorAll("#results li > a"), (a) => a.textContent);
+})"""
 
 
-def _hostile_release(bank: Path) -> Release:
-    """Every text field set to markup, past the model's validators (model_construct): the page must
-    still show it as text. The model rejects most of this, so the site must not depend on that."""
-    base = release_of(bank).entries[0].question
-    entries = []
-    for i, payload in enumerate(PAYLOADS):
-        details = base.details.model_copy(
-            update={
-                "realistic_solution": payload,
-                "common_mistake": payload,
-                "napkin_math": payload,
-                "options": [payload, "b", "c", "d"],
-                "correct_index": 0,
-            }
-        )
-        question = Question.model_construct(
-            **(
-                dict(base)
-                | {"id": f"cloud-202611-x{i}", "title": payload, "scenario": payload, "question": payload}
-            )
-            | {"details": details, "tags": [payload]}
-        )
-        entries.append(Entry(question, exported(question, f"questions/x{i}.yaml")))
-    return Release(tuple(entries), {"precision": ("mixed-precision-training",)}, {})
+def _problems(page: Any) -> list[str]:
+    elements = [
+        hostile.Element(tag.lower(), tuple(map(tuple, attributes)), math, text)
+        for tag, attributes, math, text in page.evaluate(ELEMENTS)
+    ]
+    return hostile.problems(elements)
 
 
-def test_markup_in_every_field_stays_text(watched: Watched, tmp_path: Path, bank: Path) -> None:
-    out = tmp_path / "site"
-    site.build(_hostile_release(bank), out)
-    page = watched.open(out / "index.html")
-    assert _titles(page) == PAYLOADS
-    for i, payload in enumerate(PAYLOADS):
-        page = watched.open(out / "q" / f"cloud-202611-x{i}.html")
-        for summary in page.locator("summary").all():
-            summary.click()
-        assert page.locator("h1").inner_text() == payload
-        assert page.inner_text("main").count(payload) >= 5  # title, scenario, question, option, answer ...
-        assert page.evaluate("window.__xss") is None
-        assert page.locator("main img, main svg, main script, main b").count() == 0
-        assert page.title().startswith(payload)
+class HostileTab(Watched):
+    """One tab for every hostile page (a context per page would cost more than the page), which
+    also records every alert(), confirm() or prompt() opened (and dismisses it)."""
+
+    def __init__(self, page: Any) -> None:
+        super().__init__(page)
+        self.dialogs: list[str] = []
+        page.on("dialog", lambda dialog: (self.dialogs.append(dialog.message), dialog.dismiss()))
+
+    def open(self, path: Path) -> Any:
+        self.problems.clear()  # a page is judged on what it does itself
+        self.dialogs.clear()
+        return super().open(path)
+
+    def ran_nothing(self) -> bool:
+        return self.dialogs == [] and self.problems == [] and self.page.evaluate("window.__xss") is None
+
+
+@pytest.fixture(scope="module")
+def tab(browser: Any) -> Iterator[HostileTab]:
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    yield HostileTab(context.new_page())
+    context.close()
+
+
+@pytest.mark.parametrize("name", [n for n in hostile.page_names() if n.startswith("q/")])
+def test_hostile_question_page_runs_nothing_and_shows_text(
+    tab: HostileTab, hostile_site: tuple[Path, list[hostile.Hostile]], name: str
+) -> None:
+    out, questions = hostile_site
+    question = next(q for q in questions if name == f"q/{q.id}.html")
+    page = tab.open(out / name)
+    page.evaluate(OPEN_ALL)  # the answer, mistake and napkin math: shown, so their text is compared
+    page.wait_for_function(TYPESET)  # KaTeX typesets math in the browser
+    if page.locator(".math").count():
+        assert page.evaluate("typeof window.katex") == "object"
+    assert tab.ran_nothing(), (tab.dialogs, tab.problems)
+    assert _problems(page) == []
+    assert hostile.visible(page.title()) == hostile.visible(f"{question.title()} · qbank study site")
+    shown = question.shown()
+    for (selector, text), seen in zip(shown.items(), page.evaluate(TEXTS, list(shown)), strict=True):
+        assert hostile.visible(text) in hostile.visible(seen), selector
+
+
+def test_hostile_index_lists_and_finds_every_payload_as_text(
+    tab: HostileTab, hostile_site: tuple[Path, list[hostile.Hostile]]
+) -> None:
+    out, questions = hostile_site
+    page = tab.open(out / "index.html")
+    titles = [hostile.visible(t) for t in _titles(page)]
+    assert titles == [hostile.visible(q.title()) for q in sorted(questions, key=lambda q: q.id)]
+    assert _problems(page) == []
+    words = [" ".join(q.tag().split()) for q in questions]  # each question's tag
+    for question, found in zip(questions, page.evaluate(SEARCH, words), strict=True):
+        assert hostile.visible(question.title()) in map(hostile.visible, found), question.id
+    for payload in hostile.PAYLOADS:  # a link that carries a payload in its address
+        page.goto(f"{(out / 'index.html').as_uri()}#{urlencode({'q': payload.text, 'topic': payload.text})}")
+        assert page.input_value("#q") == payload.text.replace("\n", "")  # a search box drops newlines
+    assert tab.ran_nothing(), (tab.dialogs, tab.problems)
+    assert _problems(page) == []
+
+
+def test_hostile_coverage_page_runs_nothing(
+    tab: HostileTab, hostile_site: tuple[Path, list[hostile.Hostile]]
+) -> None:
+    out, _ = hostile_site
+    page = tab.open(out / "coverage.html")
+    assert tab.ran_nothing(), (tab.dialogs, tab.problems)
+    assert _problems(page) == []
 
 
 @pytest.mark.parametrize("name", ["index.html", "coverage.html", "q/cloud-202611-e002.html"])
