@@ -48,10 +48,11 @@ def _is_tombstone(info: ValidationInfo) -> bool:
 
 
 def _content(check: Callable[[Any], Problem | None]) -> AfterValidator:
-    """Run a content rule on a field's value (not on tombstones)."""
+    """Run a content rule on a field's value (not on tombstones, nor on an optional field left
+    empty: `question:` with no value is null, the same as no question)."""
 
     def validate(value: Any, info: ValidationInfo) -> Any:
-        problem = None if _is_tombstone(info) else check(value)
+        problem = None if _is_tombstone(info) or value is None else check(value)
         if problem:
             raise _fail(check, problem)
         return value

@@ -375,8 +375,14 @@ def scalar_value(text: str, style: str | None) -> Any:
     if text in _BOOL:
         return _BOOL[text]
     try:
+        if _INT.fullmatch(text) and text[:2] in ("0o", "0x"):
+            value = int(text, 0)
+            # int() reads any number of hex or octal digits, but the value then fails wherever it is
+            # printed (a finding, an export): str() raises past 4,300 decimal digits, as int() does.
+            str(value)
+            return value
         if _INT.fullmatch(text):
-            return int(text, 0) if text[:2] in ("0o", "0x") else int(text)
+            return int(text)
         if _FLOAT.fullmatch(text):
             return float(text)
     except ValueError:  # e.g. more digits than int() accepts (CVE-2020-10735 limit)
@@ -432,7 +438,7 @@ def _describe_yaml_error(text: str, exc: yaml.YAMLError) -> tuple[int, int, str]
         line, column = _line_col(text, min(exc.position, len(text)))
         return line, column, f"character #x{exc.character:04x} is not allowed in YAML: {exc.reason}"
     if isinstance(exc, yaml.MarkedYAMLError):
-        line, column = _mark_position(exc.problem_mark or exc.context_mark)
+        line, column = _end_inside(text, exc.problem_mark or exc.context_mark)
         message = "; ".join(p for p in (exc.context, exc.problem) if p) or "invalid YAML"
         if exc.context_mark is not None and exc.problem_mark is not None:
             started = _mark_position(exc.context_mark)
@@ -440,6 +446,18 @@ def _describe_yaml_error(text: str, exc: yaml.YAMLError) -> tuple[int, int, str]
                 message += f" (started at line {started[0]}, column {started[1]})"
         return line, column, message
     return 1, 1, str(exc).splitlines()[0] if str(exc) else "invalid YAML"
+
+
+def _end_inside(text: str, mark: Any) -> tuple[int, int]:
+    """A mark's position; libyaml marks the end of a file with no final line break at the start of
+    the line after the last one (`a: "x` fails at 2:1), which is shown at the end of the last line."""
+    line, column = _mark_position(mark)
+    if mark is not None and mark.index >= len(text) > 0 and column == 1 and text[-1] not in _BREAKS:
+        return line - 1, len(text) - max(text.rfind(char) for char in _BREAKS)
+    return line, column
+
+
+_BREAKS = "\n\r\x85\u2028\u2029"  # what libyaml counts as line breaks
 
 
 YAML_SUFFIXES = (".yaml", ".yml")

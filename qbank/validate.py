@@ -108,10 +108,12 @@ def _fields_at(loc: Loc) -> list[str]:
 
 
 def _model_of(annotation: Any) -> type[BaseModel] | None:
-    for candidate in (annotation, *getattr(annotation, "__args__", ())):
-        if isinstance(candidate, type) and issubclass(candidate, BaseModel):
-            return candidate
-        inner = _model_of(candidate) if getattr(candidate, "__args__", None) else None
+    """The first model inside a field's type (`Visual | None`, `list[Resource]`), or None. Only
+    the type's arguments are searched further: searching the type itself again never ended."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for argument in getattr(annotation, "__args__", ()):
+        inner = _model_of(argument)
         if inner:
             return inner
     return None

@@ -194,3 +194,22 @@ def test_plain_scalars_with_a_word_start_are_strings_under_every_core_schema_rul
             assert text not in source._BOOL and text not in source._SPECIAL_FLOAT, text
     assert {"n", "N", "t", "T", "f", "F"}.isdisjoint(source._STRING_STARTS)
     assert source.scalar_value("null", None) is None and source.scalar_value("False", None) is False
+
+
+def test_a_hex_number_too_long_to_print_is_refused_like_a_decimal_one() -> None:
+    # Found by fuzzing: int() reads any number of hex digits, and 3,600 of them made an int that
+    # raised ValueError when the schema finding showed it (past 4,300 decimal digits).
+    assert source.scalar_value("0x" + "9" * 3600, None) == "0x" + "9" * 3600
+    finding = problem("schema_version: 0x" + "9" * 3600 + "\n")
+    assert (finding.name, finding.line, finding.column) == ("ambiguous-value", 1, 17)
+    assert source.scalar_value("0x1F", None) == 31 and source.scalar_value("0o17", None) == 15
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [('a: "x', (1, 6)), ("title: x\nb: [1", (2, 6)), ("a:\n  - [b", (2, 7)), ('a: "x\n', (2, 1))],
+)
+def test_an_error_at_the_end_of_the_file_is_placed_inside_it(text: str, place: tuple[int, int]) -> None:
+    """libyaml marks the end of a file without a final line break on the line after it."""
+    finding = problem(text)
+    assert (finding.name, (finding.line, finding.column)) == ("yaml-syntax", place)

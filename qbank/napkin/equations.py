@@ -121,7 +121,9 @@ def stated(text: str) -> tuple[Fraction, Fraction | None]:
 def agrees(exact: Fraction, text: str, approx: bool = False) -> bool:
     """Whether a stated number matches an exact value under the tolerance of `qbank explain arithmetic`."""
     value, quantum = stated(text)
-    if quantum is None or value == 0:  # a claimed zero means zero, not "rounds to 0 digits"
+    # A claimed zero means zero, not "rounds to 0 digits"; a zero quantum (`ln(4)`: its digit's unit
+    # gives ln(1) = 0) states no digits to round to.
+    if not quantum or value == 0:
         return value == exact
     return _within(exact, value, quantum, approx)
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Context, Decimal
@@ -33,6 +34,7 @@ MAX_TOKENS = 300
 MAX_DEPTH = 40
 MAX_BITS = 20_000
 _PRECISION = Context(prec=40)
+_FLOAT_MAX = Fraction(sys.float_info.max)
 FUNCTIONS = frozenset(
     {"sqrt", "ln", "log", "log2", "log10", "exp", "min", "max", "Max", "Min", "ceil", "floor"}
 )
@@ -394,13 +396,21 @@ def _power(base: Quantity, exponent: Quantity) -> Quantity:
         bits = (base.value.numerator.bit_length() + base.value.denominator.bit_length()) * abs(int(k))
         if bits > MAX_BITS:
             raise LimitError(f"a power needs more than {MAX_BITS} bits")
+        if base.value == 0 and k < 0:
+            raise NapkinError("division by zero")  # 0^-1 is 1/0
         return Quantity(base.value ** int(k), units.power(base.dims, int(k)), base.inexact)
     if base.dims != units.NONE or base.value <= 0:
         raise NapkinError("a fractional power needs a positive pure number")
-    if abs(float(k) * math.log10(float(base.value))) > 1000:
+    if abs(float(k) * _log10(base.value)) > 1000:
         raise LimitError("a power that large is refused")
     result = _decimal(base.value).ln(_PRECISION) * _decimal(k)
     return Quantity(Fraction(result.exp(_PRECISION)), inexact=True)
+
+
+def _log10(x: Fraction) -> float:
+    """log10 of a positive value, to within a bit: float(x) overflows past 1.8e308 (`1e400`) and is
+    0 below 5e-324 (`1e-400`), where math.log10 fails."""
+    return (x.numerator.bit_length() - x.denominator.bit_length()) * math.log10(2)
 
 
 def _decimal(x: Fraction) -> Decimal:
@@ -460,7 +470,9 @@ def format_number(x: Fraction) -> str:
     """A value as an author would read it: up to 6 significant digits, exact when short."""
     if x.denominator == 1 and abs(x.numerator) < 10**15:
         return f"{x.numerator:,}"
-    value = float(x)
+    value = float(x) if -_FLOAT_MAX < x < _FLOAT_MAX else math.inf
+    if (value == 0 and x != 0) or math.isinf(value):  # beyond a float: 1e-400, 1e400
+        return f"{_decimal(x).normalize():.6g}"
     if value != 0 and (abs(value) >= 1e15 or abs(value) < 1e-4):
         return f"{value:.6g}"
     return f"{value:,.6g}" if abs(value) >= 1000 else f"{value:.6g}"

@@ -209,9 +209,9 @@ def _loss_scaler(claim: c.LossScaler) -> str | None:
     in a row the scale is multiplied by growth_factor unless that would be inf in float32."""
     import numpy as np
 
-    scale = np.float32(float(stated(claim.init_scale)[0]))
-    growth = np.float32(float(stated(claim.growth_factor)[0]))
-    backoff = np.float32(float(stated(claim.backoff_factor)[0]))
+    scale = _float32(claim.init_scale)
+    growth = _float32(claim.growth_factor)
+    backoff = _float32(claim.backoff_factor)
     overflows = set(claim.overflow_steps)
     asked = sorted((int(key), expect) for key, expect in (claim.expect_scale or {}).items())
     wanted = {step for step, _ in asked}
@@ -238,6 +238,17 @@ def _loss_scaler(claim: c.LossScaler) -> str | None:
     if claim.expect_skipped is not None and skipped != claim.expect_skipped:
         return f"{skipped} steps are skipped, not {claim.expect_skipped}"
     return None
+
+
+def _float32(text: str) -> Any:
+    """A number as GradScaler keeps it, in float32. One past float32's range is refused: its float
+    would be inf, and past 1.8e308 (`1e400`) Python cannot even make the float."""
+    import numpy as np
+
+    value = stated(text)[0]
+    if abs(value) > FORMATS["float32"].max:
+        raise NapkinError(f"{text} is beyond the range of float32")
+    return np.float32(float(value))
 
 
 _CHECKS: dict[str, Callable[[Any], str | None]] = {

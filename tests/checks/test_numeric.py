@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
 import pytest
 
 from qbank.numerics import verify
@@ -31,3 +34,22 @@ def test_refuted_claim_points_at_the_claim() -> None:
     (finding,) = report["findings"]
     assert code == 1 and finding["name"] == "numeric-claim" and "2^-10" not in finding["message"]
     assert "0.000976562" in finding["message"]
+
+
+def test_a_question_may_ask_for_as_much_work_as_one_claim_not_more(tmp_path: Path) -> None:
+    # Found by fuzzing: a loss_scaler claim may simulate 1,000,000 steps (0.7 s here), and a 256 KiB
+    # file held 5,000 of them, an hour of audit. The claims past the budget are not run.
+    folder = tmp_path / "cloud" / "precision"
+    folder.mkdir(parents=True)
+    valid = EXAMPLES / "valid" / "numeric-claim" / "cloud" / "precision" / "cloud-202611-e000.yaml"
+    claims = "".join(
+        f"  - {{kind: loss_scaler, claim: run {i}, steps: 600000, expect_skipped: 0}}\n" for i in range(50)
+    )
+    text = valid.read_text(encoding="utf-8").replace("verify:\n", "verify:\n" + claims)
+    (folder / valid.name).write_text(text, encoding="utf-8")
+    start = time.perf_counter()
+    code, report = audit_json(str(tmp_path))
+    assert time.perf_counter() - start < 20
+    messages = [f["message"] for f in report["findings"]]
+    assert code == 1 and len(messages) == 49  # the first claim runs (and holds); the other 49 do not
+    assert all("ask for more than 1,000,000 steps in all" in m for m in messages)

@@ -94,3 +94,17 @@ def test_policy_equals_means_rounded_or_truncated() -> None:
 def test_calculations_section_only() -> None:
     napkin = "**Assumptions:**\n- 1 = 2\n**Calculations:**\n- 2 * 3 = 6\n**Conclusion:**\n- 3 = 4\n"
     assert calculations(napkin).strip() == "- 2 * 3 = 6"
+
+
+def test_a_stated_value_whose_digit_unit_is_zero_is_compared_exactly() -> None:
+    # Found by fuzzing: `ln(4)` replaces its 4 by one unit of its last digit, ln(1) = 0, and the
+    # rounding test divided by that zero (ZeroDivisionError in a `verify:` claim's expect).
+    assert not agrees(Fraction(2), "ln(4)")
+    assert not agrees(Fraction(2), "ln(4)", approx=True)
+
+
+def test_a_value_beyond_a_float_is_reported_not_raised() -> None:
+    # Found by fuzzing: the message's number was made with float(), OverflowError past 1.8e308.
+    (outcome,) = check_text("- 1e400 * 10 = 1")
+    assert outcome.status == "arithmetic" and "1e+401" in outcome.message
+    assert statuses("- 0^-1 = 1") == ["unchecked"]

@@ -8,7 +8,7 @@ from fractions import Fraction
 import pytest
 
 from qbank.napkin import units
-from qbank.napkin.evaluate import evaluate, parse
+from qbank.napkin.evaluate import evaluate, format_number, parse
 from qbank.napkin.lexer import LimitError, NapkinError, normalise, tokenize
 
 
@@ -91,3 +91,27 @@ def test_bombs_are_refused_quickly(text: str) -> None:
 def test_a_megabyte_expression_is_refused() -> None:
     with pytest.raises(LimitError):
         value("1+" * 500_000 + "1")
+
+
+# Found by fuzzing (tests/fuzz): each raised a Python error that crashed the audit.
+
+
+def test_zero_to_a_negative_power_is_division_by_zero() -> None:
+    with pytest.raises(NapkinError, match="division by zero"):
+        value("0^-1")  # was ZeroDivisionError from Fraction(1, 0)
+
+
+def test_fractional_power_of_a_value_beyond_a_float() -> None:
+    # The size guard took math.log10(float(base)): 0.0 below 5e-324 (ValueError), and OverflowError
+    # past 1.8e308.
+    assert abs(value("1e-400^0.5") * 10**200 - 1) < Fraction(1, 10**20)
+    assert value("(1e400)^(1/4096)") == pytest.approx(10 ** (400 / 4096))
+    with pytest.raises(LimitError):
+        value("(1e-400)^(9/2)")
+
+
+def test_values_beyond_a_float_are_shown() -> None:
+    # format_number took float(x): OverflowError past 1.8e308, and "0" for 1e-400.
+    assert format_number(Fraction(10**400)) == "1e+400"
+    assert format_number(Fraction(-3, 10**400)) == "-3e-400"
+    assert format_number(Fraction(65536)) == "65,536" and format_number(Fraction(1, 8)) == "0.125"

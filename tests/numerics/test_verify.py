@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
+from qbank.napkin.lexer import NapkinError
 from qbank.numerics import verify
 from qbank.numerics.claims import Claim
 
@@ -105,3 +106,11 @@ def test_loss_scaler_does_not_grow_past_float32() -> None:
 
 def test_this_process_keeps_subnormals() -> None:
     assert not verify.flushes_subnormals()
+
+
+def test_a_loss_scale_beyond_float32_is_refused_not_raised() -> None:
+    # Found by fuzzing: float(Fraction(10**400)) raised OverflowError, which crashed the audit.
+    for field in ("init_scale", "growth_factor", "backoff_factor"):
+        with pytest.raises(NapkinError, match="beyond the range of float32"):
+            run(kind="loss_scaler", steps=3, **{field: "1e400"})
+    assert run(kind="loss_scaler", steps=1, init_scale="2^127", expect_scale={"1": "2^127"}) is None
