@@ -428,9 +428,12 @@ def _bank_wide_files(settings: Settings, bank: Path | None, checked: list[Path])
 
 
 def _sorted(files: Iterable[Path]) -> list[Path]:
-    """Each file once, sorted by its parts (the order of Path objects on POSIX), taken once per file:
-    comparing Path objects pair by pair took 0.1 s of a warm audit of 10,000 files."""
-    return sorted(set(files), key=lambda file: file.parts)
+    """Each file once, in the order of their parts (the order of Path objects on POSIX), by their text
+    with the separator made the lowest character (`a/b` before `a-b`, as ("a", "b") before ("a-b",)).
+    Hashing and comparing Path objects took 0.1 s of a warm audit of 10,000 files; the text is made
+    once and kept by the Path, which display_path and the reads use."""
+    unique = {str(file): file for file in files}
+    return [unique[text] for text in sorted(unique, key=lambda text: text.replace(os.sep, "\0"))]
 
 
 def _within(file: Path, target: Path) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import shutil
 import subprocess
 import sys
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO, audit_json, git, run_cli
 
-from qbank import source
+from qbank import engine, source
 
 GOOD = REPO / "questions" / "cloud" / "compute" / "cloud-202611-1c4d.yaml"  # no verify: block
 OTHER = REPO / "questions" / "edge" / "precision" / "edge-202611-480e.yaml"
@@ -133,3 +134,21 @@ def test_one_file_audit_imports_no_heavy_optional_parts(bank: Path) -> None:
         [sys.executable, "-c", script, str(GOOD.relative_to(REPO))], cwd=bank, capture_output=True, text=True
     )
     assert done.stdout.splitlines()[-1] == "HEAVY [] 0", done.stdout + done.stderr
+
+
+def test_files_are_listed_once_in_the_order_of_their_parts() -> None:
+    """engine._sorted orders by text with the separator lowest; it must agree with Path's own order
+    (by parts) on names made of what sorts around "/": `-`, `.`, spaces, capitals, accents."""
+    rng = random.Random(3)
+    pieces = ["a", "b", "-", ".", "_", "a-b", "z", "A", "é", "0", " "]
+    for _ in range(2000):
+        paths = [
+            Path(
+                "/r/"
+                + "/".join(
+                    "".join(rng.choices(pieces, k=rng.randint(1, 3))) for _ in range(rng.randint(1, 3))
+                )
+            )
+            for _ in range(8)
+        ]
+        assert engine._sorted(paths + paths[:2]) == sorted(set(paths), key=lambda f: f.parts)
