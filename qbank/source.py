@@ -97,6 +97,11 @@ class Positions:
             return (span.key_line + 1, span.key_col + 1)
         return (span.line + 1, span.col + 1)
 
+    @property
+    def text(self) -> str:
+        """The text the positions are in: the whole file."""
+        return self._text
+
     def span(self, loc: Loc) -> tuple[int, int] | None:
         """Character offsets (start, end) of the source text of the value at `loc`; None if absent.
 

@@ -304,6 +304,7 @@ HIDDEN = re.compile(
     "\u2028\u2029\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\U0001d173-\U0001d17a"
     "\U000e0000-\U000e0fff]"
 )
+
 # Cyrillic letters, and the Greek capitals and small letters that look Latin (Unicode TR39's
 # confusables: Α Β Ε Ζ Η Ι Κ Μ Ν Ο Ρ Τ Υ Χ ο ν), in a title word that also has Latin letters.
 # Greek letters used as symbols (`β2`, `μs`) stay allowed.
@@ -330,7 +331,13 @@ def check_deceptive_text(record: Record, context: Context) -> Iterator[Finding]:
         title: The FP16 Gradient Underflow
     """
     document = record.document
-    for loc, value in _strings(document.data, ()):
+    raw = document.positions.text
+    # Most files are ASCII with no escapes and no controls: then no value holds a hidden character
+    # (only a double-quoted escape could make one), and only the title's words remain to be read.
+    plain = raw.isascii() and "\\" not in raw and _printable(raw)
+    title = document.data.get("title")
+    values = [(("title",), title)] if isinstance(title, str) else []
+    for loc, value in values if plain else _strings(document.data, ()):
         deceit = _deceit(loc, value)
         if deceit:
             line, column = document.positions.in_value(loc, deceit[0])
@@ -339,7 +346,7 @@ def check_deceptive_text(record: Record, context: Context) -> Iterator[Finding]:
 
 def _deceit(loc: Loc, value: str) -> tuple[str, str] | None:
     """What in `value` deceives (the text to point at), and the message; None when nothing does."""
-    match = HIDDEN.search(value)
+    match = None if value.isascii() and _printable(value) else HIDDEN.search(value)
     if match:
         hidden = match.group(0)
         return hidden, f"{_field(loc)} holds {_named(hidden)} at character {match.start() + 1}: remove it"
@@ -359,6 +366,16 @@ def _strings(value: object, loc: Loc) -> Iterator[tuple[Loc, str]]:
     elif isinstance(value, list):
         for index, item in enumerate(value):
             yield from _strings(item, (*loc, index))
+
+
+def _printable(ascii_text: str) -> bool:
+    """No control character but tab and line feed in ASCII text: the part of HIDDEN that ASCII can
+    hold. Deleting the printable bytes leaves nothing: 2 µs a question file, where a regex character
+    class or str.isprintable takes 15 to 45 µs."""
+    return not ascii_text.encode("ascii").translate(None, _PRINTABLE)
+
+
+_PRINTABLE = bytes(range(0x20, 0x7F)) + b"\t\n"
 
 
 def _mixed_word(title: str) -> str | None:
