@@ -105,7 +105,7 @@ class Cache:
         found: dict[bytes, bytes] = {}
         wanted = set(statuses)
         with contextlib.suppress(sqlite3.Error):  # unreadable: every file is read
-            found = {s: k for s, k in self._db.execute("SELECT status, key FROM stats") if s in wanted}
+            found = {s: k for s, k in self._select("status, key", "stats", "status", statuses) if s in wanted}
         return found
 
     def get(self, keys: list[bytes]) -> dict[bytes, Result]:
@@ -114,17 +114,21 @@ class Cache:
             return found
         wanted = set(keys)
         with contextlib.suppress(sqlite3.Error):  # unreadable: every file is a miss
-            for row in self._rows(keys):
+            for row in self._select("*", "files", "key", keys):
                 result = _decode(row) if row[0] in wanted else None
                 if result is not None:
                     found[row[0]] = result
         return found
 
-    def _rows(self, keys: list[bytes]) -> Any:  # a cursor over rows of files
-        if len(keys) > 900:  # many keys: one scan of the table (at most 2x + 1,000 rows, see put) is faster
-            return self._db.execute("SELECT * FROM files")
-        marks = ",".join("?" * len(keys))  # 900: under SQLite's bound-parameter limit
-        return self._db.execute(f"SELECT * FROM files WHERE key IN ({marks})", keys)
+    def _select(self, columns: str, table: str, column: str, values: list[bytes]) -> Any:
+        """A cursor over the rows of `table` whose `column` is among `values`, and for many values
+        over all its rows (the caller keeps the ones it wants): one scan of the table (at most
+        2x + 1,000 rows, see put) is faster than looking up thousands of keys, and a one-file hook
+        run must not scan 10,000 rows to look up one."""
+        if len(values) > 900:
+            return self._db.execute(f"SELECT {columns} FROM {table}")
+        marks = ",".join("?" * len(values))  # 900: under SQLite's bound-parameter limit
+        return self._db.execute(f"SELECT {columns} FROM {table} WHERE {column} IN ({marks})", values)
 
     def put(
         self,
