@@ -344,13 +344,29 @@ def _run(jobs: list[Job], context: Context, workers: int, progress: Progress) ->
 
     # fork where there is one: workers start in milliseconds with qbank already imported
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-    size = max(1, len(jobs) // (workers * 8))
-    chunks = [jobs[first : first + size] for first in range(0, len(jobs), size)]
+    chunks = _chunks(jobs, workers)
     with concurrent.futures.ProcessPoolExecutor(
         workers, multiprocessing.get_context(method), initializer=_worker_init, initargs=(context,)
     ) as pool:
         done = itertools.chain.from_iterable(pool.map(_worker_check, chunks))
         return [result for _, result in zip(progress([file for file, _, _ in jobs]), done, strict=True)]
+
+
+def _chunks(jobs: list[Job], workers: int) -> list[list[Job]]:
+    """Chunks that shrink as the work runs out ("guided self-scheduling", Polychronopoulos and Kuck
+    1987): each takes a 1/(4 x workers) share of the files left, and no fewer than MIN_CHUNK, so the
+    first are large (few results to send back) and the last small. With 16 equal chunks one worker
+    could wait most of a chunk's time at the end: 0.4 s at 10,000 files."""
+    chunks: list[list[Job]] = []
+    first = 0
+    while first < len(jobs):
+        size = max(MIN_CHUNK, (len(jobs) - first) // (workers * 4))
+        chunks.append(jobs[first : first + size])
+        first += size
+    return chunks
+
+
+MIN_CHUNK = 16
 
 
 def _cpus() -> int:

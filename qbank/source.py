@@ -59,7 +59,13 @@ class _Composer(_Parser):
         return None
 
 
-class _Span(NamedTuple):  # a tuple: one is made per node, and tuples are cheap to build
+_Marks = tuple[Any, Any, Any]
+"""Where the walker found a key: its key's start mark, and its value's start and end marks (an item of
+a list: the item's start mark twice). Kept as libyaml made them: a _Span is made only when asked for
+(reading six fields of the marks for every node took 40% of the walk)."""
+
+
+class _Span(NamedTuple):
     key_line: int  # 0-based, as libyaml reports them
     key_col: int
     line: int
@@ -74,14 +80,23 @@ class Positions:
     Every public method returns 1-based (line, column): the one place positions are made.
     """
 
-    def __init__(self, text: str, spans: dict[Loc, _Span]) -> None:
+    def __init__(self, text: str, spans: dict[Loc, _Marks]) -> None:
         self._text = text
         self._spans = spans
+
+    def _span(self, loc: Loc) -> _Span | None:
+        if not loc:
+            return _Span(0, 0, 0, 0, 0, len(self._text))
+        marks = self._spans.get(loc)
+        if marks is None:
+            return None
+        key, start, end = marks
+        return _Span(key.line, key.column, start.line, start.column, start.index, end.index)
 
     def _nearest(self, loc: Loc) -> tuple[Loc, _Span | None]:
         while loc and loc not in self._spans:
             loc = loc[:-1]
-        return loc, self._spans.get(loc)
+        return loc, self._span(loc)
 
     def key(self, loc: Loc) -> tuple[int, int]:
         """The key of `loc` (or of its nearest existing ancestor); (1, 1) for the document."""
@@ -108,7 +123,7 @@ class Positions:
         For tools that edit the text in place (qbank/fix.py); unlike the other methods, this does
         not fall back to an ancestor.
         """
-        span = self._spans.get(loc)
+        span = self._span(loc)
         return (span.start, span.end) if span else None
 
     def in_value(self, loc: Loc, snippet: str) -> tuple[int, int]:
@@ -171,13 +186,23 @@ def _read_at_most(path: str | os.PathLike[str], limit: int) -> bytes:
     # O_NONBLOCK: opening a FIFO does not wait for a writer (it has no effect on regular files)
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0))
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
             raise OSError(errno.EINVAL, "not a regular file")
         chunks: list[bytes] = []
         size = 0
-        while size < limit and (chunk := os.read(fd, limit - size)):
+        while size < limit:
+            # Ask for what fstat counted and one byte more: os.read allocates all it is asked for,
+            # and asking for 256 KiB each time took three times as long. A file that grew is read
+            # on, 64 KiB at a time.
+            want = min(limit - size, status.st_size + 1 - size if size < status.st_size else 65536)
+            chunk = os.read(fd, want)
+            if not chunk:
+                break
             chunks.append(chunk)
             size += len(chunk)
+            if size == status.st_size and len(chunk) < want:
+                break  # the byte more is not there: the end, without one more read() to say so
         return b"".join(chunks)
     finally:
         os.close(fd)
@@ -203,7 +228,7 @@ def load_text(text: str, path: str) -> Document | Finding:
         node = _compose(text)
         if node is None:
             return empty_file(path)
-        spans: dict[Loc, _Span] = {(): _Span(0, 0, 0, 0, 0, len(text))}
+        spans: dict[Loc, _Marks] = {}
         data = _Walker(spans).walk(node, ())
     except _Problem as problem:
         line, column = _mark_position(problem.mark)
@@ -297,7 +322,10 @@ def _might_anchor(text: str) -> bool:
 
 
 class _Walker:
-    def __init__(self, spans: dict[Loc, _Span]) -> None:
+    """Plain data from the composer's nodes, refusing what a question file must not hold; each key's
+    and item's marks go into `spans` by location (see _Marks)."""
+
+    def __init__(self, spans: dict[Loc, _Marks]) -> None:
         self.spans = spans
         self.seen: set[int] = set()
 
@@ -305,26 +333,24 @@ class _Walker:
         # The composer shares one node object for an anchor and each alias of it: a second visit
         # is an alias. Refusing it here is what stops an alias bomb from expanding.
         if id(node) in self.seen:
-            raise _Problem(yaml_alias, node.start_mark, "an alias (*name) reusing an anchored node")
+            raise _Problem(yaml_alias, node.start_mark, _REUSED)
         self.seen.add(id(node))
         if node.tag != _IMPLICIT:
             raise _Problem(yaml_tag, node.start_mark, f"explicit tag {node.tag!r}")
+        if isinstance(node, yaml.ScalarNode):
+            return _scalar(node)
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, loc)
-        if isinstance(node, yaml.SequenceNode):
-            items = []
-            for index, item in enumerate(node.value):
-                self._record(loc + (index,), item, item)
-                items.append(self.walk(item, loc + (index,)))
-            return items
-        style = getattr(node, "style", None)
-        value = scalar_value(node.value, style)
-        if not style and isinstance(value, str) and (other := yaml11_type(value)):
-            raise _Problem(ambiguous_value, node.start_mark, _ambiguity(value, other))
-        return value
+        items = []
+        for index, item in enumerate(node.value):
+            where = loc + (index,)
+            self.spans[where] = (item.start_mark, item.start_mark, item.end_mark)
+            items.append(self.walk(item, where))
+        return items
 
     def _mapping(self, node: yaml.MappingNode, loc: Loc) -> dict[str, Any]:
         out: dict[str, Any] = {}
+        spans, seen = self.spans, self.seen
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
                 raise _Problem(yaml_syntax, key_node.start_mark, "a mapping key must be a plain scalar")
@@ -333,18 +359,33 @@ class _Walker:
             key = key_node.value
             if key == "<<" and not key_node.style:
                 raise _Problem(merge_key, key_node.start_mark, "merge key `<<`")
+            where = loc + (key,)
             if key in out:
-                first = self.spans[loc + (key,)].key_line + 1
+                first = spans[where][0].line + 1
                 raise _Problem(duplicate_key, key_node.start_mark, f"key {key!r} repeats line {first}")
-            self._record(loc + (key,), key_node, value_node)
-            out[key] = self.walk(value_node, loc + (key,))
+            spans[where] = (key_node.start_mark, value_node.start_mark, value_node.end_mark)
+            if isinstance(value_node, yaml.ScalarNode) and value_node.tag == _IMPLICIT:
+                # walk()'s work for the common case, inline: one call less for most values
+                if id(value_node) in seen:
+                    raise _Problem(yaml_alias, value_node.start_mark, _REUSED)
+                seen.add(id(value_node))
+                out[key] = _scalar(value_node)
+            else:
+                out[key] = self.walk(value_node, where)
         return out
 
-    def _record(self, loc: Loc, key_node: yaml.Node, value_node: yaml.Node) -> None:
-        key, start = key_node.start_mark, value_node.start_mark
-        self.spans[loc] = _Span(
-            key.line, key.column, start.line, start.column, start.index, value_node.end_mark.index
-        )
+
+_REUSED = "an alias (*name) reusing an anchored node"
+
+
+def _scalar(node: yaml.ScalarNode) -> Any:
+    text, style = node.value, node.style
+    if style or (text[:1] in _STRING_STARTS and text not in _YAML11_WORDS):
+        return text  # most values: quoted, a block, or a plain word (what the two calls below give)
+    value = scalar_value(text, style)
+    if not style and isinstance(value, str) and (other := yaml11_type(value)):
+        raise _Problem(ambiguous_value, node.start_mark, _ambiguity(value, other))
+    return value
 
 
 # YAML 1.2 core schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution), for plain scalars only.

@@ -152,3 +152,17 @@ def test_files_are_listed_once_in_the_order_of_their_parts() -> None:
             for _ in range(8)
         ]
         assert engine._sorted(paths + paths[:2]) == sorted(set(paths), key=lambda f: f.parts)
+
+
+@pytest.mark.parametrize(
+    ("jobs", "workers"), [(0, 2), (1, 2), (15, 2), (16, 2), (10_000, 2), (10_000, 16), (333, 3)]
+)
+def test_chunks_cover_every_job_once_in_order_and_shrink(jobs: int, workers: int) -> None:
+    work = [(Path(f"f{i}.yaml"), f"f{i}.yaml", None) for i in range(jobs)]
+    chunks = engine._chunks(work, workers)  # type: ignore[arg-type]
+    assert [job for chunk in chunks for job in chunk] == work
+    sizes = [len(chunk) for chunk in chunks]
+    assert sizes == sorted(sizes, reverse=True)  # large first, small last: no long wait at the end
+    assert all(size >= engine.MIN_CHUNK for size in sizes[:-1])
+    if jobs >= 10_000:
+        assert sizes[-2] == engine.MIN_CHUNK and sizes[0] == jobs // (workers * 4)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import random
+import stat
 import time
+from pathlib import Path
 
 import pytest
 
@@ -213,3 +216,35 @@ def test_an_error_at_the_end_of_the_file_is_placed_inside_it(text: str, place: t
     """libyaml marks the end of a file without a final line break on the line after it."""
     finding = problem(text)
     assert (finding.name, (finding.line, finding.column)) == ("yaml-syntax", place)
+
+
+@pytest.mark.parametrize("counted", [0, 5])
+def test_a_file_longer_than_fstat_said_is_read_to_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, counted: int
+) -> None:
+    """The read asks for the size fstat gave and one byte more; a file that grew after the fstat
+    (or one whose size the file system does not report) is read on to its end."""
+    body = b"a: " + b"x" * 200_000 + b"\n"
+    (tmp_path / "q.yaml").write_bytes(body)
+    real = os.fstat
+
+    def fstat(fd: int) -> os.stat_result:
+        status = list(real(fd))
+        status[stat.ST_SIZE] = counted
+        return os.stat_result(status)
+
+    monkeypatch.setattr(source.os, "fstat", fstat)
+    assert source.read(tmp_path / "q.yaml", "q.yaml") == body
+    assert source.read(tmp_path / "q.yaml", "q.yaml") == body  # a second time: nothing kept
+
+
+def test_positions_of_keys_items_and_the_whole_file() -> None:
+    document = load("a: 1\nlist:\n  - x\n  - {k: v}\n")
+    positions = document.positions
+    assert positions.key(("list",)) == (2, 1)
+    assert positions.value(("list", 1)) == (4, 5)
+    assert positions.value(("list", 1, "k")) == (4, 9)
+    assert positions.key(("list", 1, "missing")) == (4, 5)
+    assert positions.span(()) == (0, len(positions.text))
+    assert positions.span(("a",)) == (3, 4)
+    assert positions.span(("nothing",)) is None

@@ -81,7 +81,11 @@ def check_path(record: Record, context: Context) -> Iterator[Finding]:
     if depth is not None and depth != 3:
         yield _at(record, check_path, "id", "file must be at questions/<track>/<competency_area>/<id>.yaml")
         return
-    placed = {"track": file.parent.parent.name, "competency_area": file.parent.name, "id": file.stem}
+    if depth == 3:  # Path.parts is kept by the Path; each .parent makes a new one
+        track, area = file.parts[-3:-1]
+    else:  # outside a bank
+        track, area = file.parent.parent.name, file.parent.name
+    placed = {"track": track, "competency_area": area, "id": file.stem}
     for field, actual in placed.items():
         value = data.get(field)
         if isinstance(value, str) and value != actual:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
@@ -183,3 +184,26 @@ def test_title_words_mixing_latin_with_look_alikes(title: str, word: str | None)
     deceit = text._deceit(("title",), title)
     assert (deceit[0] if deceit else None) == word
     assert text._deceit(("scenario",), title) is None  # only titles are read for look-alikes
+
+
+def test_event_handler_pattern_is_the_case_insensitive_one() -> None:
+    """_HANDLER spells out `\\bon[a-z]+\\s*=` under re.IGNORECASE (so that re scans for [oO] first);
+    it must find what that pattern finds, at the same places, on text made of the characters that
+    matter (İ ı ſ K are the non-ASCII letters IGNORECASE's [a-z] matches)."""
+    reference = re.compile(r"\bon[a-z]+\s*=", re.IGNORECASE)
+    rng = random.Random(5)
+    alphabet = "oOnNaz=  _1-\tx<\u0130\u0131\u017f\u212a\u00e9"
+    for _ in range(100_000):
+        sample = "".join(rng.choices(alphabet, k=rng.randint(1, 12)))
+        want, got = reference.search(sample), text._HANDLER.search(sample)
+        assert (want and want.span()) == (got and got.span()), repr(sample)
+
+
+def test_title_case_follows_the_word_lists_it_is_given() -> None:
+    """Judged words are remembered per word lists: other lists, even equal-looking new ones, are
+    judged afresh."""
+    assert text.title_case("Serving on the Npu", frozenset(), {"npu": "NPU"}) is not None
+    assert text.title_case("Serving on the Npu", frozenset(), {}) is None
+    assert text.title_case("Serving on the Npu", frozenset(), {"npu": "NPU"}) is not None
+    assert text.title_case("Serving on the npu", frozenset({"npu"}), {}) is None
+    assert text.title_case("Serving on the npu", frozenset(), {}) is not None
