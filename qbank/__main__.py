@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from qbank.cli import main
+from qbank.cli import run
 
-main()
+run()

@@ -342,26 +342,26 @@ def _run(jobs: list[Job], context: Context, workers: int, progress: Progress) ->
 
     import qbank.validate  # noqa: F401  (likewise)
 
-    # fork where there is one: workers start in milliseconds with qbank already imported
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-    chunks = _chunks(jobs, workers)
+    # fork where there is one: workers start in milliseconds with qbank already imported, and are
+    # given the jobs without pickling them (initargs are pickled only where processes are spawned)
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     with concurrent.futures.ProcessPoolExecutor(
-        workers, multiprocessing.get_context(method), initializer=_worker_init, initargs=(context,)
+        workers, multiprocessing.get_context(method), initializer=_worker_init, initargs=(context, jobs)
     ) as pool:
-        done = itertools.chain.from_iterable(pool.map(_worker_check, chunks))
+        done = itertools.chain.from_iterable(pool.map(_worker_check, _chunks(len(jobs), workers)))
         return [result for _, result in zip(progress([file for file, _, _ in jobs]), done, strict=True)]
 
 
-def _chunks(jobs: list[Job], workers: int) -> list[list[Job]]:
-    """Chunks that shrink as the work runs out ("guided self-scheduling", Polychronopoulos and Kuck
-    1987): each takes a 1/(4 x workers) share of the files left, and no fewer than MIN_CHUNK, so the
-    first are large (few results to send back) and the last small. With 16 equal chunks one worker
-    could wait most of a chunk's time at the end: 0.4 s at 10,000 files."""
-    chunks: list[list[Job]] = []
+def _chunks(count: int, workers: int) -> list[range]:
+    """Chunks of the jobs that shrink as the work runs out ("guided self-scheduling", Polychronopoulos
+    and Kuck 1987): each takes a 1/(4 x workers) share of the jobs left, and no fewer than MIN_CHUNK,
+    so the first are large (fewer results to send back) and the last small. With 16 equal chunks one
+    worker could wait most of a chunk's time at the end: 0.4 s at 10,000 files."""
+    chunks = []
     first = 0
-    while first < len(jobs):
-        size = max(MIN_CHUNK, (len(jobs) - first) // (workers * 4))
-        chunks.append(jobs[first : first + size])
+    while first < count:
+        size = max(MIN_CHUNK, (count - first) // (workers * 4))
+        chunks.append(range(first, min(first + size, count)))
         first += size
     return chunks
 
@@ -376,19 +376,20 @@ def _cpus() -> int:
         return os.cpu_count() or 1
 
 
-_WORKER: Context | None = None
+_WORKER: tuple[Context, list[Job]] | None = None
 
 
-def _worker_init(context: Context) -> None:
+def _worker_init(context: Context, jobs: list[Job]) -> None:
     global _WORKER
-    _WORKER = context
+    _WORKER = context, jobs
 
 
-def _worker_check(chunk: list[Job]) -> list[Result]:
+def _worker_check(chunk: range) -> list[Result]:
     """Some files checked, and their entries signed in one batch: a run this large searches for
     near-duplicates with MinHash, and signing here keeps that work off the parent's serial tail."""
     assert _WORKER is not None
-    results = [_check_job(job, _WORKER) for job in chunk]
+    context, jobs = _WORKER
+    results = [_check_job(jobs[i], context) for i in chunk]
     _sign(results)
     return results
 

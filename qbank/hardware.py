@@ -58,7 +58,7 @@ class Device:
         raise KeyError(f"{self.key} has no {field}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # hashed by identity: the hardware rule remembers lines per table
 class HardwareTable:
     devices: dict[str, Device]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import random
 import shutil
 import subprocess
@@ -158,11 +159,26 @@ def test_files_are_listed_once_in_the_order_of_their_parts() -> None:
     ("jobs", "workers"), [(0, 2), (1, 2), (15, 2), (16, 2), (10_000, 2), (10_000, 16), (333, 3)]
 )
 def test_chunks_cover_every_job_once_in_order_and_shrink(jobs: int, workers: int) -> None:
-    work = [(Path(f"f{i}.yaml"), f"f{i}.yaml", None) for i in range(jobs)]
-    chunks = engine._chunks(work, workers)  # type: ignore[arg-type]
-    assert [job for chunk in chunks for job in chunk] == work
+    chunks = engine._chunks(jobs, workers)
+    assert [i for chunk in chunks for i in chunk] == list(range(jobs))
     sizes = [len(chunk) for chunk in chunks]
     assert sizes == sorted(sizes, reverse=True)  # large first, small last: no long wait at the end
     assert all(size >= engine.MIN_CHUNK for size in sizes[:-1])
     if jobs >= 10_000:
         assert sizes[-2] == engine.MIN_CHUNK and sizes[0] == jobs // (workers * 4)
+
+
+def test_workers_spawned_rather_than_forked_report_the_same(
+    bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where there is no fork (Windows, and macOS by default), workers are spawned and given the jobs
+    by pickling: the same report as forked ones."""
+    forked = engine.audit(engine.Settings(jobs=2), bank)
+    monkeypatch.setattr("multiprocessing.get_all_start_methods", lambda: ["spawn"])
+    methods = []
+    real = multiprocessing.get_context
+    monkeypatch.setattr("multiprocessing.get_context", lambda method: methods.append(method) or real(method))
+    spawned = engine.audit(engine.Settings(jobs=2), bank)
+    assert methods == ["spawn"]
+    assert (spawned.findings, spawned.summary) == (forked.findings, forked.summary)
+    assert forked.summary.files > 1

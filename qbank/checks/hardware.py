@@ -7,6 +7,7 @@ here a number written right after a device's name is compared with `schema/hardw
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Iterator
 from fractions import Fraction
@@ -83,14 +84,17 @@ def check_hardware_constants(record: Record, context: Context) -> Iterator[Findi
             yield dataclasses.replace(finding, severity=severity)
 
 
-def _line_problems(line: str, table: HardwareTable) -> Iterator[tuple[str, Severity]]:
+@functools.lru_cache(maxsize=8192)  # napkin-math lines recur across a bank (restated steps, shared setups)
+def _line_problems(line: str, table: HardwareTable) -> tuple[tuple[str, Severity], ...]:
+    problems = []
     for match, device in table.mentions(line):
         if _COUNT_BEFORE.search(line[: match.start()]):
             continue  # "8x H100": a cluster, whose totals are not the device's
         for stated, written, precision in _quoted(line[match.end() :]):
             problem = _compare(device, match.group(1), stated, written, precision)
             if problem:
-                yield problem
+                problems.append(problem)
+    return tuple(problems)
 
 
 def _quoted(rest: str) -> Iterator[tuple[tuple[Fraction, units.Dims, Fraction | None], str, str | None]]:

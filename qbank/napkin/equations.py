@@ -104,6 +104,7 @@ def _equations(line: str) -> tuple[Outcome, ...]:
     return tuple(outcomes)
 
 
+@functools.lru_cache(maxsize=4096)  # claims state the same few numbers all through a bank (65,536, 2^-24)
 def stated(text: str) -> tuple[Fraction, Fraction | None]:
     """A number written in a claim (`"1e-7"`, `"65,536"`, `"2^-24"`, `"19%"`): its exact value and,
     when it is a stated value rather than an expression, one unit in its last digit."""
