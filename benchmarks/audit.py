@@ -13,7 +13,8 @@ processes in interleaved rounds (best of R, these machines are noisy):
   hook, bank     qbank audit --bank-only after that edit (the second pre-commit hook)
   and, with --tools DIR holding check-jsonschema and yamllint (pip install check-jsonschema
   yamllint), both over the same files.
-Then the peak memory of a cold audit: the largest resident set among its processes.
+Then the peak memory of a cold audit: the largest resident set among its processes. Beside each
+time, the least CPU time (user and system, workers included) of its rounds.
 
 Children run with bytecode caching on (PYTHONDONTWRITEBYTECODE removed from their environment), as
 on a user's machine: a round before the timed ones writes the .pyc files and fills the cache.
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -58,15 +60,25 @@ def bank(size: str) -> Path:
     return dest
 
 
-def timed(command: list[str], cwd: Path, before: Callable[[], None] | None = None) -> float:
-    """Wall seconds of one run (`before` runs first, untimed)."""
+def timed(command: list[str], cwd: Path, before: Callable[[], None] | None = None) -> tuple[float, float]:
+    """Wall seconds of one run, and the CPU seconds (user and system) of it and its worker processes
+    (`before` runs first, untimed). CPU time varies less than wall time on a shared machine: it says
+    whether a change did less work, where wall time says what a user waits."""
     if before is not None:
         before()
+    used = _children_cpu()
     start = time.perf_counter()
     subprocess.run(
         command, cwd=cwd, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
     )
-    return time.perf_counter() - start
+    return time.perf_counter() - start, _children_cpu() - used
+
+
+def _children_cpu() -> float:
+    """CPU seconds of the children waited for so far, with the children they waited for (an audit
+    waits for its workers)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def editor(file: Path) -> Callable[[], None]:
@@ -110,25 +122,32 @@ def measure(size: str, tools: Path | None, rounds: int) -> None:
     try:
         for command, _ in chosen.values():  # writes .pyc files and fills the cache; not timed
             timed(command, root)
-        runs: dict[str, list[float]] = {name: [] for name in chosen}
+        runs: dict[str, list[tuple[float, float]]] = {name: [] for name in chosen}
         for _ in range(rounds):
             for name, (command, before) in chosen.items():
                 runs[name].append(timed(command, root, before))
         once = {
-            name: timed(command, root)
+            name: timed(command, root)[0]
             for name, command in (other_tools(files, root, tools) if tools else {}).items()
         }
         peak = _peak_memory([*QBANK, "audit", "--no-cache"], root)
     finally:
         for file, data in originals.items():
             file.write_bytes(data)
-    floors = runs["floor (CSafeLoader)"]
+    floors = [wall for wall, _ in runs["floor (CSafeLoader)"]]
     megabytes = sum(f.stat().st_size for f in files) / 1e6
     print(f"\n{size}: {len(files)} questions ({megabytes:.1f} MB, {os.cpu_count()} CPUs), {rounds} rounds")
-    print(f"  {'':36} {'best':>7}    {'/ best floor':>12}  {'median of each round / its floor':>32}")
-    for name, seconds in runs.items():
+    print(
+        f"  {'':36} {'best':>7}    {'/ best floor':>12}  {'median of each round / its floor':>32}  {'CPU, best':>9}"
+    )
+    for name, measured in runs.items():
+        seconds = [wall for wall, _ in measured]
         ratios = statistics.median(t / f for t, f in zip(seconds, floors, strict=True))
-        print(f"  {name:36} {min(seconds):7.2f} s  {min(seconds) / min(floors):11.2f}x  {ratios:31.2f}x")
+        cpu = min(used for _, used in measured)
+        print(
+            f"  {name:36} {min(seconds):7.2f} s  {min(seconds) / min(floors):11.2f}x  {ratios:31.2f}x"
+            f"  {cpu:7.2f} s"
+        )
     for name, took in once.items():
         print(f"  {name:36} {took:7.2f} s  {took / min(floors):11.2f}x")
     print(f"  peak memory, cold audit: {peak / 1024:.0f} MB (largest process)")
