@@ -82,11 +82,13 @@ def _children_cpu() -> float:
 
 
 def editor(file: Path) -> Callable[[], None]:
-    """A function that changes `file` (a new comment each call), so its cache entry misses."""
-    original, count = file.read_bytes(), itertools.count()
+    """A function that changes `file` (a new comment each call), so its cache entry misses. The
+    comment holds a token of this benchmark run: with a count alone, a second run made the same
+    bytes as the first, and the cache, which keeps results by bytes, knew them."""
+    original, count, run = file.read_bytes(), itertools.count(), os.urandom(8).hex()
 
     def edit() -> None:
-        file.write_bytes(original + f"# edit {next(count)}\n".encode())
+        file.write_bytes(original + f"# edit {run} {next(count)}\n".encode())
 
     return edit
 
