@@ -356,7 +356,7 @@ def _chunks(count: int, workers: int) -> list[range]:
     """Chunks of the jobs that shrink as the work runs out ("guided self-scheduling", Polychronopoulos
     and Kuck 1987): each takes a 1/(4 x workers) share of the jobs left, and no fewer than MIN_CHUNK,
     so the first are large (fewer results to send back) and the last small. With 16 equal chunks one
-    worker could wait most of a chunk's time at the end: 0.4 s at 10,000 files."""
+    worker could wait up to a whole chunk's time at the end: 0.8 s at 10,000 files."""
     chunks = []
     first = 0
     while first < count:

@@ -333,7 +333,7 @@ class _Walker:
         # The composer shares one node object for an anchor and each alias of it: a second visit
         # is an alias. Refusing it here is what stops an alias bomb from expanding.
         if id(node) in self.seen:
-            raise _Problem(yaml_alias, node.start_mark, _REUSED)
+            raise _Problem(yaml_alias, node.start_mark, "an alias (*name) reusing an anchored node")
         self.seen.add(id(node))
         if node.tag != _IMPLICIT:
             raise _Problem(yaml_tag, node.start_mark, f"explicit tag {node.tag!r}")
@@ -350,7 +350,7 @@ class _Walker:
 
     def _mapping(self, node: yaml.MappingNode, loc: Loc) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        spans, seen = self.spans, self.seen
+        spans = self.spans
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
                 raise _Problem(yaml_syntax, key_node.start_mark, "a mapping key must be a plain scalar")
@@ -364,24 +364,14 @@ class _Walker:
                 first = spans[where][0].line + 1
                 raise _Problem(duplicate_key, key_node.start_mark, f"key {key!r} repeats line {first}")
             spans[where] = (key_node.start_mark, value_node.start_mark, value_node.end_mark)
-            if isinstance(value_node, yaml.ScalarNode) and value_node.tag == _IMPLICIT:
-                # walk()'s work for the common case, inline: one call less for most values
-                if id(value_node) in seen:
-                    raise _Problem(yaml_alias, value_node.start_mark, _REUSED)
-                seen.add(id(value_node))
-                out[key] = _scalar(value_node)
-            else:
-                out[key] = self.walk(value_node, where)
+            out[key] = self.walk(value_node, where)
         return out
-
-
-_REUSED = "an alias (*name) reusing an anchored node"
 
 
 def _scalar(node: yaml.ScalarNode) -> Any:
     text, style = node.value, node.style
     if style or (text[:1] in _STRING_STARTS and text not in _YAML11_WORDS):
-        return text  # most values: quoted, a block, or a plain word (what the two calls below give)
+        return text  # most values: quoted, a block, or a plain word (as the two calls below would say)
     value = scalar_value(text, style)
     if not style and isinstance(value, str) and (other := yaml11_type(value)):
         raise _Problem(ambiguous_value, node.start_mark, _ambiguity(value, other))
