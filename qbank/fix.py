@@ -153,20 +153,12 @@ def _read(file: Path, shown: str) -> tuple[bytes, os.stat_result] | str:
         return "a symbolic link: not followed (fix the file it points to)"
     if not stat.S_ISREG(info.st_mode):
         return "not a regular file"
-    try:  # O_NOFOLLOW and O_NONBLOCK: the path may have been swapped for a link or a FIFO since lstat
-        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    try:  # O_NOFOLLOW, and read_regular's own checks: the path may have become a link or a FIFO
+        data, info = source.read_regular(file, source.MAX_BYTES + 1, getattr(os, "O_NOFOLLOW", 0))
+    except source.NotRegular:
+        return "not a regular file"
     except OSError as exc:
         return _describe(source.unreadable_file(shown, exc))
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return "not a regular file"
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(source.MAX_BYTES + 1)
-    except OSError as exc:
-        return _describe(source.unreadable_file(shown, exc))
-    finally:
-        os.close(fd)
     if len(data) > source.MAX_BYTES:
         return _describe(source.file_too_large(shown))
     return data, info

@@ -174,21 +174,26 @@ def load_read(data: bytes | Finding, shown: str) -> Document | Finding:
 def read(path: str | os.PathLike[str], shown: str) -> bytes | Finding:
     """A file's bytes, or why they cannot be had (unreadable, too large)."""
     try:
-        data = _read_at_most(path, MAX_BYTES + 1)
+        data, _ = read_regular(path, MAX_BYTES + 1)
     except OSError as exc:
         return unreadable_file(shown, exc)
     return file_too_large(shown) if len(data) > MAX_BYTES else data
 
 
-def _read_at_most(path: str | os.PathLike[str], limit: int) -> bytes:
-    """Up to `limit` bytes, with bare system calls: half the time of `open()` and its buffered
-    reader, which a warm audit of 10,000 files spends 0.3 s in."""
+class NotRegular(OSError):
+    """What read_regular raises for a FIFO, socket, device or folder."""
+
+
+def read_regular(path: str | os.PathLike[str], limit: int, flags: int = 0) -> tuple[bytes, os.stat_result]:
+    """Up to `limit` bytes of a regular file and its status, with bare system calls: half the time of
+    `open()` and its buffered reader, which a warm audit of 10,000 files spends 0.3 s in. `flags`
+    adds to the open flags (`qbank fix` adds O_NOFOLLOW)."""
     # O_NONBLOCK: opening a FIFO does not wait for a writer (it has no effect on regular files)
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0))
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0) | flags)
     try:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
-            raise OSError(errno.EINVAL, "not a regular file")
+            raise NotRegular(errno.EINVAL, "not a regular file")
         chunks: list[bytes] = []
         size = 0
         while size < limit:
@@ -203,7 +208,7 @@ def _read_at_most(path: str | os.PathLike[str], limit: int) -> bytes:
             size += len(chunk)
             if size == status.st_size and len(chunk) < want:
                 break  # the byte more is not there: the end, without one more read() to say so
-        return b"".join(chunks)
+        return b"".join(chunks), status
     finally:
         os.close(fd)
 
