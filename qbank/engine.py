@@ -59,6 +59,7 @@ class Context:
     questions_root: Path | None
     math: MathTally = field(default_factory=MathTally)  # filled in by the arithmetic check
     memory: similar.Memory | None = None  # the audit cache, for the repo-wide checks only
+    processes: int = 1  # how many the repo-wide checks may use at once (--jobs, else one per CPU)
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,8 @@ def _audit(settings: Settings, cwd: Path, progress: Progress) -> Report:
         questions, deleted = len(entries), sum(e.tombstone for e in entries)
         others = _bank_wide_files(settings, bank, files)
         entries += _bank_entries(others, (cwd, roots), cache, findings)
-        bank_context = replace(context, memory=cache)  # not before: workers cannot take a database
+        # not before: workers cannot take a database
+        bank_context = replace(context, memory=cache, processes=settings.jobs or _cpus())
         for bank_check in BANK_CHECKS:
             findings += bank_check(entries, bank_context)
     finally:

@@ -155,11 +155,21 @@ def title_case_fixes(
     title: str, lowercase: Collection[str] = (), spellings: Mapping[str, str] = {}
 ) -> list[tuple[str, str]]:
     """Each title word the title-case rule flags, as (word, expected spelling), in title order."""
-    return [
-        (word, expected)
-        for _, word, expected in _title_words(title, lowercase, spellings)
-        if expected != word
-    ]
+    judged = _judgements(lowercase, spellings)
+    raws = title.split()  # as _title_words splits, without the offsets only a fix needs
+    fixes = []
+    for index, raw in enumerate(raws):
+        edge = index == 0 or index == len(raws) - 1 or raws[index - 1].endswith(":")
+        found = judged.get((raw, edge))
+        if found is None:
+            word = raw.strip(_EDGE_PUNCTUATION).rstrip(":")
+            found = judged[raw, edge] = (
+                word,
+                _expected_word(word, edge, lowercase, spellings) if word else word,
+            )
+        if found[0] != found[1]:
+            fixes.append(found)
+    return fixes
 
 
 def fix_title_case(title: str, lowercase: Collection[str] = (), spellings: Mapping[str, str] = {}) -> str:
@@ -199,25 +209,24 @@ def _title_words(
             continue
         edge = index == 0 or index == len(raws) - 1 or raws[index - 1].group(0).endswith(":")
         offset = match.start() + len(raw) - len(raw.lstrip(_EDGE_PUNCTUATION))
-        yield offset, word, _expected(word, edge, lowercase, spellings)
+        yield offset, word, _expected_word(word, edge, lowercase, spellings)
 
 
-_EXPECTED: dict[tuple[str, bool], str] = {}
-_EXPECTED_FOR: list[object] = [None, None]  # the word lists _EXPECTED was made with (held: ids stay theirs)
+_JUDGED: dict[tuple[str, bool], tuple[str, str]] = {}
+_JUDGED_FOR: list[object] = [None, None]  # the word lists _JUDGED was made with (held: ids stay theirs)
 
 
-def _expected(word: str, edge: bool, lowercase: Collection[str], spellings: Mapping[str, str]) -> str:
-    """_expected_word, remembered for the word lists last asked with (a bank's, for a whole audit):
-    title words recur across a bank, and judging each one again was two thirds of the title rules."""
-    if _EXPECTED_FOR[0] is not lowercase or _EXPECTED_FOR[1] is not spellings:
-        _EXPECTED.clear()
-        _EXPECTED_FOR[:] = [lowercase, spellings]
-    found = _EXPECTED.get((word, edge))
-    if found is None:
-        if len(_EXPECTED) >= 65536:  # bounded, as a bank's vocabulary is
-            _EXPECTED.clear()
-        found = _EXPECTED[word, edge] = _expected_word(word, edge, lowercase, spellings)
-    return found
+def _judgements(
+    lowercase: Collection[str], spellings: Mapping[str, str]
+) -> dict[tuple[str, bool], tuple[str, str]]:
+    """What title_case_fixes found for each (title token, edge): the word without its edge
+    punctuation, and its expected spelling. Kept for the word lists last asked with (a bank's, for
+    a whole audit): title words recur across a bank, and judging each one again was most of the
+    title rules' time."""
+    if _JUDGED_FOR[0] is not lowercase or _JUDGED_FOR[1] is not spellings or len(_JUDGED) >= 65536:
+        _JUDGED.clear()  # bounded, as a bank's vocabulary is
+        _JUDGED_FOR[:] = [lowercase, spellings]
+    return _JUDGED
 
 
 def _expected_word(word: str, edge: bool, lowercase: Collection[str], spellings: Mapping[str, str]) -> str:

@@ -57,7 +57,7 @@ class Term:
     unreadable: str = ""  # why this term cannot be evaluated, when the scan already knows
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class Outcome:
     """One relation between two terms, checked or not."""
 
@@ -71,26 +71,28 @@ def check_text(text: str) -> list[Outcome]:
     """Every relation in a block of napkin-math prose, in order, with its verdict."""
     outcomes: list[Outcome] = []
     for line in text.splitlines():
-        found = _line_outcomes(_BULLET.sub("", line))
-        outcomes += [
-            Outcome(o.status, o.text, o.message, line.strip()) for o in found if o.status != "skipped"
-        ]
+        if len(line) > MAX_LINE:  # checked before the memory below, which would keep such a line
+            message = f"a line of {len(line)} characters is over the limit of {MAX_LINE}"
+            outcomes.append(Outcome("limit", line.strip()[:60], message, line.strip()))
+        else:
+            outcomes += _line_outcomes(line)
     return outcomes
 
 
+# Lines recur: realistic_solution restates the napkin math, and questions share steps. A line's
+# outcomes are computed once and then shared, which is safe because they are frozen.
+@functools.lru_cache(maxsize=16384)
 def _line_outcomes(line: str) -> tuple[Outcome, ...]:
-    if len(line) > MAX_LINE:
-        return (
-            Outcome("limit", line[:60], f"a line of {len(line)} characters is over the limit of {MAX_LINE}"),
-        )
-    if not _RELATION.search(line) or not _DIGIT.search(line):
+    """The outcomes of one source line, each knowing that line; skipped relations left out."""
+    math = _BULLET.sub("", line)
+    if not _RELATION.search(math) or not _DIGIT.search(math):
         return ()
-    return _equations(line)
+    shown = line.strip()
+    return tuple(
+        Outcome(o.status, o.text, o.message, shown) for o in _equations(math) if o.status != "skipped"
+    )
 
 
-# Lines recur: realistic_solution restates the napkin math, and questions share steps. The cached
-# Outcomes are never handed out (check_text copies them), so sharing them is safe.
-@functools.lru_cache(maxsize=8192)
 def _equations(line: str) -> tuple[Outcome, ...]:
     try:
         text = normalise(line)

@@ -97,6 +97,7 @@ _TIMES = re.compile(r"x(?:\d|$)")
 _MAGNITUDE = re.compile(r"[kKMG]|T|B(?!/)")  # `0.5B/param` is bytes per parameter, not billions
 _LETTERS = frozenset("kKMGTB")  # the first characters _MAGNITUDE matches: most numbers have none
 _MAGNITUDE_END = re.compile(r"(?![A-Za-z0-9])")
+_new = tuple.__new__  # _new(Token, fields) is Token(*fields) without NamedTuple's Python-level __new__
 
 
 def tokenize(text: str) -> list[Token]:
@@ -108,32 +109,29 @@ def tokenize(text: str) -> list[Token]:
     carried = False  # the space before a skipped hyphen (`2048 -token`) counts for the next token
     while match := _TOKEN.match(text, pos):  # None once only spaces are left
         kind = match.lastgroup or "other"
-        raw, start = match.group(kind), match.start(kind)
+        start, end = match.span(kind)  # each kind's group ends where the match ends
+        raw = text[start:end]
         spaced = carried or start > pos
-        pos, carried = match.end(), False
-        if kind == "word" and raw[0] == "x" and _TIMES.match(raw):
-            # `3x3`, `x 4`, `1.5x`: a factor sign, not a word
-            tokens.append(Token("times", "x", start, spaced=spaced))
-            pos = start + 1
-        elif kind in ("hex", "grouped", "num"):
+        pos, carried = end, False
+        if kind in ("hex", "grouped", "num"):
             value, quantum = _literal(raw, kind)
             suffix = _MAGNITUDE.match(text, pos) if text[pos : pos + 1] in _LETTERS else None
             letter = ""
             if suffix and _MAGNITUDE_END.match(text, suffix.end()):
                 letter, pos = suffix.group(), suffix.end()
-            tokens.append(Token("num", raw + letter, start, value, quantum, letter, spaced))
-        elif (
-            kind == "op"
-            and raw == "-"
-            and tokens
-            and tokens[-1].kind == "num"
-            and text[pos : pos + 1].isalpha()
-        ):
+            tokens.append(_new(Token, ("num", raw + letter, start, value, quantum, letter, spaced)))
+        elif kind == "word" and raw[0] == "x" and _TIMES.match(raw):
+            # `3x3`, `x 4`, `1.5x`: a factor sign, not a word
+            tokens.append(_new(Token, ("times", "x", start, None, None, "", spaced)))
+            pos = start + 1
+        elif kind != "op":
+            tokens.append(_new(Token, (kind, raw, start, None, None, "", spaced)))
+        elif raw == "-" and tokens and tokens[-1].kind == "num" and text[pos : pos + 1].isalpha():
             carried = spaced  # `2048-token`: a compound adjective, read as `2048 token`
-        elif kind == "op" and (raw in "–—" or _is_range(tokens, text, pos, spaced)):
-            tokens.append(Token("range", raw, start, spaced=spaced))
+        elif raw in "–—" or _is_range(tokens, text, pos, spaced):
+            tokens.append(_new(Token, ("range", raw, start, None, None, "", spaced)))
         else:
-            tokens.append(Token(kind, raw, start, spaced=spaced))
+            tokens.append(_new(Token, (kind, raw, start, None, None, "", spaced)))
     return tokens
 
 

@@ -53,3 +53,22 @@ def test_a_question_may_ask_for_as_much_work_as_one_claim_not_more(tmp_path: Pat
     messages = [f["message"] for f in report["findings"]]
     assert code == 1 and len(messages) == 49  # the first claim runs (and holds); the other 49 do not
     assert all("ask for more than 1,000,000 steps in all" in m for m in messages)
+
+
+def test_a_claim_repeated_across_questions_is_run_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from qbank.checks import numeric
+
+    (source,) = (EXAMPLES / "invalid" / "numeric-claim").rglob("*.yaml")
+    for copy in ("a", "b"):
+        (tmp_path / copy).mkdir()
+        (tmp_path / copy / source.name).write_bytes(source.read_bytes())
+    runs = []
+    check = verify.check
+    monkeypatch.setattr(verify, "check", lambda claim: runs.append(claim) or check(claim))
+    monkeypatch.setattr(numeric, "_PROBLEMS", {})
+    _, report = audit_json("--jobs", "1", str(tmp_path))
+    refuted = [f for f in report["findings"] if f["name"] == "numeric-claim"]
+    assert len(refuted) == 2 and refuted[0]["message"] == refuted[1]["message"]
+    assert len(runs) == 1  # the file's one claim, run for the first copy only

@@ -4,13 +4,18 @@ reuses the last one agreeing with one from scratch, and no numpy for small batch
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
+import os
 import random
 import subprocess
 import sys
 from collections.abc import Callable
 from itertools import combinations
+from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pytest
 
 from qbank.checks import similar
 from qbank.checks.bank import BankEntry
@@ -64,6 +69,27 @@ def test_lsh_finds_what_comparing_every_pair_finds() -> None:
     ]
     found = [(i, j) for i, j, _ in similar.similar_pairs(sets)]
     assert exact and found == exact
+
+
+def test_confirming_in_two_processes_finds_what_one_process_finds(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    entries = _entries({f"q{k:03}": text for k, text in enumerate(_texts(400, 60))})
+    alone = similar.near_duplicates(entries)
+    confirmed = similar._confirmed
+
+    def spy(*args: Any) -> Any:
+        (tmp_path / str(os.getpid())).touch()  # each process that confirms candidates leaves its pid
+        return confirmed(*args)
+
+    monkeypatch.setattr(similar, "_confirmed", spy)
+    monkeypatch.setattr(similar, "SPLIT_MIN", 1)
+    assert similar.near_duplicates(entries, processes=1) == alone
+    assert len(list(tmp_path.iterdir())) == 1
+    both = similar.near_duplicates(entries, processes=2)
+    assert len(alone) > 10 and both == alone
+    forks = "fork" in multiprocessing.get_all_start_methods()
+    assert len(list(tmp_path.iterdir())) == (2 if forks else 1)
 
 
 def test_the_incremental_index_flags_what_comparing_every_pair_flags() -> None:

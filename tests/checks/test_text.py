@@ -207,3 +207,16 @@ def test_title_case_follows_the_word_lists_it_is_given() -> None:
     assert text.title_case("Serving on the Npu", frozenset(), {"npu": "NPU"}) is not None
     assert text.title_case("Serving on the npu", frozenset({"npu"}), {}) is None
     assert text.title_case("Serving on the npu", frozenset(), {}) is not None
+
+
+def test_title_case_fixes_agree_with_the_words_a_fix_rewrites() -> None:
+    """The check judges whole title tokens, remembered; `qbank fix` finds each word's offset
+    (_title_words). Both must flag the same words."""
+    rng = random.Random(11)
+    tokens = ["the", "The", "of", "a", "A", "gpu", "GPU", "Gpu", "fp16", "mmap", "vLLM", "serving",
+              "Serving", "on-demand", "On-Demand", "a/b", "(the", "gpu)", "Cost:", "with", "—", "::",
+              "'quoted'", "“npu”", "7B", "x86", "torch.compile", "over", "Memory-bound", "(", ")"]  # fmt: skip
+    for _ in range(20_000):
+        title = " ".join(rng.choices(tokens, k=rng.randint(1, 8)))
+        reference = [(w, e) for _, w, e in text._title_words(title, LOWER, SPELLINGS) if e != w]
+        assert text.title_case_fixes(title, LOWER, SPELLINGS) == reference, title

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from fractions import Fraction
+
+import pytest
 
 from qbank.napkin import equations
 from qbank.napkin.equations import check_text
@@ -59,8 +62,10 @@ def test_spaces_mark_the_next_token() -> None:
     ]
 
 
-def test_repeated_lines_give_fresh_outcomes() -> None:
+def test_repeated_lines_share_outcomes_that_cannot_be_changed() -> None:
     first = check_text("- 26 GB / 3.35 TB/s = 8.76 ms")
-    first[0].status = "changed by a caller"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        first[0].status = "changed by a caller"  # type: ignore[misc]
     again = check_text("- 26 GB / 3.35 TB/s = 8.76 ms")
-    assert again[0].status == "arithmetic" and again[0] is not first[0]
+    assert again == first and again[0].status == "arithmetic"
+    assert again[0].line == "- 26 GB / 3.35 TB/s = 8.76 ms"
