@@ -87,7 +87,8 @@ def run() -> None:
     type=click.IntRange(min=0),
     default=0,
     show_default=True,
-    help="Worker processes for the per-file checks; 0: one per CPU when over 300 files need checking.",
+    help="Worker processes for the per-file checks; 0: one per CPU when over 300 files need checking. "
+    "1 keeps the whole audit in one process (a large near-duplicate search uses two otherwise).",
 )
 def audit(
     paths: tuple[Path, ...],

@@ -13,6 +13,7 @@ import pytest
 from conftest import REPO, audit_json, git, run_cli
 
 from qbank import engine, source
+from qbank.checks import similar
 
 GOOD = REPO / "questions" / "cloud" / "compute" / "cloud-202611-1c4d.yaml"  # no verify: block
 OTHER = REPO / "questions" / "edge" / "precision" / "edge-202611-480e.yaml"
@@ -182,3 +183,15 @@ def test_workers_spawned_rather_than_forked_report_the_same(
     assert methods == ["spawn"]
     assert (spawned.findings, spawned.summary) == (forked.findings, forked.summary)
     assert forked.summary.files > 1
+
+
+def test_jobs_one_keeps_the_near_duplicate_search_in_one_process(
+    bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked = []
+    search = similar.near_duplicates
+    monkeypatch.setattr(similar, "near_duplicates", lambda *args: asked.append(args[2]) or search(*args))
+    monkeypatch.setattr(engine, "_cpus", lambda: 2)
+    for jobs in (1, 0, 3):
+        engine.audit(engine.Settings(jobs=jobs), bank)
+    assert asked == [1, 2, 3]  # --jobs, else one process per CPU
