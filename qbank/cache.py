@@ -61,7 +61,7 @@ class Unavailable(Exception):
     """No cache this run (the reason is shown as a note); the audit runs without one."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)  # no slots: a slotted dataclass pickles through Python-level get/setstate
 class Result:
     """What one file gave: its findings, its entry for the repo-wide rules (None when it could not be
     loaded) and its napkin-math counts (equations, checked, failed)."""
