@@ -159,10 +159,10 @@ def title_case_fixes(
     raws = title.split()  # as _title_words splits, without the offsets only a fix needs
     fixes = []
     for index, raw in enumerate(raws):
-        edge = index == 0 or index == len(raws) - 1 or raws[index - 1].endswith(":")
+        edge = _at_edge(raws, index)
         found = judged.get((raw, edge))
         if found is None:
-            word = raw.strip(_EDGE_PUNCTUATION).rstrip(":")
+            word = _word_of(raw)
             found = judged[raw, edge] = (
                 word,
                 _expected_word(word, edge, lowercase, spellings) if word else word,
@@ -201,15 +201,24 @@ def _title_words(
     title: str, lowercase: Collection[str], spellings: Mapping[str, str]
 ) -> Iterator[tuple[int, str, str]]:
     """(offset in the title, word, expected spelling) for each word, punctuation at its edges removed."""
-    raws = list(_WORD.finditer(title))  # the same words as title.split(), with their offsets
-    for index, match in enumerate(raws):
-        raw = match.group(0)
-        word = raw.strip(_EDGE_PUNCTUATION).rstrip(":")
+    matches = list(_WORD.finditer(title))  # the same words as title.split(), with their offsets
+    raws = [match.group(0) for match in matches]
+    for index, (match, raw) in enumerate(zip(matches, raws, strict=True)):
+        word = _word_of(raw)
         if not word:
             continue
-        edge = index == 0 or index == len(raws) - 1 or raws[index - 1].group(0).endswith(":")
         offset = match.start() + len(raw) - len(raw.lstrip(_EDGE_PUNCTUATION))
-        yield offset, word, _expected_word(word, edge, lowercase, spellings)
+        yield offset, word, _expected_word(word, _at_edge(raws, index), lowercase, spellings)
+
+
+def _word_of(raw: str) -> str:
+    """A title token without the punctuation at its edges (empty for a token that is only that)."""
+    return raw.strip(_EDGE_PUNCTUATION).rstrip(":")
+
+
+def _at_edge(raws: list[str], index: int) -> bool:
+    """Whether the token at `index` is first, last or right after a colon: where small words capitalise."""
+    return index == 0 or index == len(raws) - 1 or raws[index - 1].endswith(":")
 
 
 _JUDGED: dict[tuple[str, bool], tuple[str, str]] = {}
