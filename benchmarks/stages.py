@@ -7,15 +7,14 @@ benchmarks/audit.py built under /tmp. Each file goes through the same steps as e
 (read, parse and walk, validate, each record check, the near-duplicate entry), each timed with
 perf_counter, and then the MinHash signatures of all entries in one batch, as a worker signs them.
 One process and no cache: these are per-file costs, which two workers share in a real audit; the
-serial parts (start-up, listing, the near-duplicate search) are in audit.py's timeline of the run.
-The collector is off, as in an audit (engine._collector_paused). Napkin math remembers lines, so its
-figure depends on how often a bank repeats them.
+serial parts (start-up, listing, the near-duplicate search) are not timed here. The collector is
+paused, as in an audit (engine._collector_paused). Napkin math remembers lines, so its figure
+depends on how often a bank repeats them.
 """
 
 from __future__ import annotations
 
 import collections
-import gc
 import sys
 import time
 from dataclasses import replace
@@ -68,8 +67,8 @@ def stages(bank: Path) -> tuple[int, collections.Counter[str]]:
 
 def main() -> None:
     bank = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT
-    gc.disable()
-    count, spent = stages(bank)
+    with engine._collector_paused():
+        count, spent = stages(bank)
     total = sum(spent.values())
     print(f"{count} files under {bank / 'questions'}, one process")
     for name, seconds in spent.most_common():
