@@ -39,7 +39,8 @@ class Changed(WriteError):
 
 
 def refusal(path: Path) -> str | None:
-    """Why `path` may not be written (a link on the way or at the name, not a regular file); None if it may."""
+    """Why `path` may not be written (a link on the way or at the name, not a regular file, read-only,
+    one of several hard links); None if it may."""
     absolute = os.path.abspath(path)  # absolute but unresolved: the links must stay visible
     link = _link_below_root(os.path.dirname(absolute))
     if link is not None:
@@ -52,6 +53,19 @@ def refusal(path: Path) -> str | None:
         return "a symbolic link: not followed (change the file it points to)"
     if not stat.S_ISREG(info.st_mode):
         return "not a regular file"
+    return _kept_as_is(absolute, info)
+
+
+def _kept_as_is(path: str, info: os.stat_result) -> str | None:
+    """Why a regular file must be left as it is. A rename replaces the name, not the file: it would
+    write over a file its owner made read-only (the mode bits are the owner's word, even to root, who
+    may write anything), and would split a hard link, the other names keeping the old text."""
+    if not info.st_mode & 0o222 or not os.access(path, os.W_OK):
+        return "read-only: left as it is (make it writable to change it)"
+    if info.st_nlink > 1:
+        return (
+            f"one of {info.st_nlink} hard links to one file: replacing it would split them; change it by hand"
+        )
     return None
 
 

@@ -1,5 +1,5 @@
-"""The audit cache: what the per-file checks found in a file, kept in `.qbank-cache/` at the bank's
-root, so that a second audit only re-checks the files that changed.
+"""The audit cache: what the per-file checks found in a file, kept outside the bank, so that a second
+audit only re-checks the files that changed.
 
 A file's entry is keyed by its bytes, its path as findings show it, and a digest of everything
 else its result depends on: qbank's own code and data, the versions of the libraries that compute
@@ -9,49 +9,73 @@ It also keeps the last near-duplicate search of a large bank (the similar.Memory
 questions it covered and the pairs it found among them, so that the next audit searches only the
 files that changed.
 
-The cache is safe to delete and is never committed (a `.gitignore` inside it says so). It is also
-never trusted: keys are keyed BLAKE2b hashes with a secret kept outside the repository
-(`$XDG_CACHE_HOME/qbank/secret`), so an entry planted in a pull request can never match a file,
-and entries are JSON and bytes in SQLite, never pickles, so reading one executes nothing.
+Where: `$XDG_CACHE_HOME/qbank/banks/<the first 32 hex digits of the SHA-256 of the bank's real
+path>/audit.sqlite3` (`~/.cache` when XDG_CACHE_HOME is unset or not absolute, as the XDG Base
+Directory Specification says), never inside the bank: a pull request can commit any file in the bank,
+and a database there with a trigger rewrote the rows qbank wrote (issue 30), a folder there that was a
+link made qbank write outside the bank. A `.qbank-cache/` in the bank (where qbank 0.1 kept it) is
+never read nor written.
+
+Never trusted, never followed: the folders are made mode 0700, and the cache is off for the run (a
+note says why) when qbank's folder, a folder below it or the database is a symbolic link, not a
+folder (or a regular file), or another user's. The database holds nothing but qbank's own tables:
+it is opened with `PRAGMA trusted_schema = OFF`, and one whose schema holds anything else (a trigger,
+a view, a virtual table, other columns) is thrown away and rebuilt before a row is read. Keys are
+keyed BLAKE2b hashes with a secret beside the caches (`$XDG_CACHE_HOME/qbank/secret`, mode 0600), and
+entries are JSON and bytes in SQLite, never pickles, so reading one executes nothing. The key reads
+schema/ and evidence/ without following a link either: one there (or a FIFO) turns the cache off,
+since a loader may read where it points and a key that skipped it would miss a change there.
+
+The cache is safe to delete.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import functools
 import hashlib
 import json
 import os
 import re
 import sqlite3
+import stat
 import struct
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import Any
 
+from qbank import source
 from qbank.checks.bank import BankEntry
 from qbank.checks.similar import HASHES, KeyPair
 from qbank.finding import Finding, Severity
 
-FOLDER = ".qbank-cache"
 FORMAT = 3  # bump when what the database holds changes: a database of another format is started afresh
 _KEY_BYTES = 20
 # A file's row: its findings (JSON), napkin-math counts and BankEntry (path NULL: none), in plain
 # columns: decoding one JSON document per file took a third of a warm audit's reading of the cache.
 # `search` holds one row, the Memory. `stats` maps a file's path and status (a digest of them) to the
 # key of its bytes, so that a warm audit need not read a file its status says is unchanged.
+# IF NOT EXISTS: two audits that find the same new, empty database both make the tables; SQLite keeps
+# each statement without those words in sqlite_master (so _schema compares them as made).
 _TABLES = """
-    CREATE TABLE files (key BLOB PRIMARY KEY, findings TEXT, equations INTEGER, checked INTEGER,
-        failed INTEGER, path TEXT, question_id TEXT, tombstone INTEGER, id_line INTEGER,
+    CREATE TABLE IF NOT EXISTS files (key BLOB PRIMARY KEY, findings TEXT, equations INTEGER,
+        checked INTEGER, failed INTEGER, path TEXT, question_id TEXT, tombstone INTEGER, id_line INTEGER,
         id_column INTEGER, scenario_line INTEGER, scenario_column INTEGER, shingles BLOB, signature BLOB);
-    CREATE TABLE search (id INTEGER PRIMARY KEY CHECK (id = 0), keys BLOB, pairs TEXT);
-    CREATE TABLE stats (status BLOB PRIMARY KEY, key BLOB);
+    CREATE TABLE IF NOT EXISTS search (id INTEGER PRIMARY KEY CHECK (id = 0), keys BLOB, pairs TEXT);
+    CREATE TABLE IF NOT EXISTS stats (status BLOB PRIMARY KEY, key BLOB);
 """
 _COLUMNS = 14  # of files
 _STATUS = struct.Struct("5Q")  # device, inode, size, mtime and ctime in ns
 _WORD = 2**64 - 1  # each taken modulo 2**64: a time before 1970 or after 2262 (touch -d) still packs
 _LIBRARIES = ("pydantic", "pydantic-core", "PyYAML", "numpy", "ml_dtypes")
+_NAME_DIGITS = 32  # hex digits of the SHA-256 of a bank's real path: 128 bits, no two banks share one
+_CONFIG_LIMIT = 64 * 1024 * 1024  # bytes of one schema/ or evidence/ file the key reads; past it, no cache
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # POSIX; Windows has none (nor symbolic links a user can make)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # opening a FIFO does not wait for a writer (none on Windows)
+_A_LINK = "is a symbolic link, and qbank never follows one there"
 
 
 PRUNE_SLACK = 1000  # stale entries kept beyond the live ones before a whole-bank run drops them
@@ -73,16 +97,16 @@ class Result:
 
 class Cache:
     def __init__(self, bank: Path) -> None:
-        self.folder = bank / FOLDER
+        self.folder = folder_of(bank)
+        top = self.folder.parents[1]  # $XDG_CACHE_HOME/qbank: the secret, and banks/
         try:
-            self.folder.mkdir(exist_ok=True)
-            ignore = self.folder / ".gitignore"
-            if not ignore.exists():
-                ignore.write_text("# made by qbank: the audit cache, safe to delete\n*\n", encoding="utf-8")
+            top.parent.mkdir(parents=True, exist_ok=True, mode=0o700)  # the XDG spec's mode for it
+            for folder in (top, top / "banks", self.folder):
+                _private_folder(folder)
+            self._salt = hashlib.blake2b(_secret(top / "secret") + _config(bank), digest_size=32).digest()
             self._db = _open(self.folder / "audit.sqlite3")
         except (OSError, sqlite3.Error) as exc:
             raise Unavailable(f"audit cache off: {exc}") from None
-        self._salt = hashlib.blake2b(_secret() + _config(bank), digest_size=32).digest()
 
     def key(self, display: str, data: bytes) -> bytes:
         digest = hashlib.blake2b(key=self._salt, digest_size=_KEY_BYTES)
@@ -182,23 +206,112 @@ class Cache:
         self._db.close()
 
 
+def folder_of(bank: Path) -> Path:
+    """Where the cache of `bank` lives: a folder named by its real path, so the same bank reached by
+    a link or a relative path shares one, and a bank moved elsewhere starts a new one."""
+    name = hashlib.sha256(os.fsencode(os.path.realpath(bank))).hexdigest()[:_NAME_DIGITS]
+    return _user_cache() / "qbank" / "banks" / name
+
+
+def _user_cache() -> Path:
+    """$XDG_CACHE_HOME, or ~/.cache when it is unset, empty or relative: "If an implementation
+    encounters a relative path in any of these variables it should consider the path invalid and
+    ignore it" (XDG Base Directory Specification 0.8). It may be a link (a user's ~/.cache on another
+    disk): the user set it; what qbank makes below it is checked."""
+    home = os.environ.get("XDG_CACHE_HOME", "")
+    return Path(home if os.path.isabs(home) else os.path.join(os.path.expanduser("~"), ".cache"))
+
+
+def _private_folder(folder: Path) -> None:
+    """Make `folder` with mode 0700 unless it is there; refuse one that is a link, or not a folder,
+    or another user's (Unavailable). A folder of ours with mode 0700 is one nobody else can change
+    between this check and the use of what is inside."""
+    try:
+        info = os.lstat(folder)
+    except FileNotFoundError:
+        with contextlib.suppress(FileExistsError):  # another run made it first
+            os.mkdir(folder, 0o700)
+        info = os.lstat(folder)
+    _own(folder, info, stat.S_ISDIR, "a folder")
+
+
+def _own(path: Path, info: os.stat_result, kind: Callable[[int], bool], named: str) -> None:
+    if stat.S_ISLNK(info.st_mode):
+        raise Unavailable(f"audit cache off: {path} {_A_LINK}")
+    if not kind(info.st_mode):
+        raise Unavailable(f"audit cache off: {path} is not {named}")
+    if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+        raise Unavailable(f"audit cache off: {path} is owned by another user (uid {info.st_uid})")
+
+
 def _open(path: Path) -> sqlite3.Connection:
-    """The cache database; a damaged one, or one of another FORMAT, is started afresh (it only ever
-    holds derived data)."""
+    """The cache database. One damaged, of another FORMAT, or holding any schema object qbank did not
+    make is thrown away and started afresh, never used (it only ever holds derived data)."""
     for attempt in (1, 2):
+        _own_file(path)
         db = sqlite3.connect(path, timeout=10)
         try:
-            (version,) = db.execute("PRAGMA user_version").fetchone()
-            if version != FORMAT:
-                drop = "DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS search; DROP TABLE IF EXISTS stats;"
-                db.executescript(f"BEGIN IMMEDIATE; {drop} {_TABLES} PRAGMA user_version = {FORMAT}; COMMIT;")
-            return db
+            if _prepared(db):
+                return db
         except sqlite3.DatabaseError:
-            db.close()
-            if attempt == 2:
-                raise
-            path.unlink()
-    raise AssertionError("unreachable")
+            pass
+        db.close()
+        if attempt == 2:
+            break
+        _throw_away(path)
+    raise Unavailable(f"audit cache off: {path} could not be made afresh")
+
+
+def _throw_away(path: Path) -> None:
+    """The database and its journals: a journal left beside a new database would be played into it
+    (a "hot journal", https://www.sqlite.org/fileformat2.html#hot_journals)."""
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(f"{path}{suffix}")
+
+
+def _own_file(path: Path) -> None:
+    """Make the database file (mode 0600) unless it is there; refuse a link (O_NOFOLLOW: ELOOP), a
+    FIFO or a device (O_NONBLOCK: opening one does not wait), or another user's file."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | _NONBLOCK | _NOFOLLOW, 0o600)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise Unavailable(f"audit cache off: {path} {_A_LINK}") from None
+        raise
+    try:
+        _own(path, os.fstat(fd), stat.S_ISREG, "a regular file")
+    finally:
+        os.close(fd)
+
+
+def _prepared(db: sqlite3.Connection) -> bool:
+    """Whether the database holds exactly qbank's tables, as qbank makes them, making them in one
+    that holds nothing. trusted_schema OFF first: no function or virtual table a schema names runs
+    (https://www.sqlite.org/pragma.html#pragma_trusted_schema); reading sqlite_master runs none."""
+    db.execute("PRAGMA trusted_schema = OFF")
+    if not _schema(db):
+        db.executescript(f"BEGIN IMMEDIATE; {_TABLES} PRAGMA user_version = {FORMAT}; COMMIT;")
+    return _schema(db) == _ours()
+
+
+def _schema(db: sqlite3.Connection) -> tuple[object, ...]:
+    """The database's format and every schema object (type, name, table and SQL) in it; () for a
+    new, empty database."""
+    (version,) = db.execute("PRAGMA user_version").fetchone()
+    rows = db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name").fetchall()
+    return (version, *rows) if version or rows else ()
+
+
+@functools.cache
+def _ours() -> tuple[object, ...]:
+    """The schema qbank makes, as SQLite stores it (made once a process, in memory: about 0.2 ms)."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(f"{_TABLES} PRAGMA user_version = {FORMAT};")
+        return _schema(db)
+    finally:
+        db.close()
 
 
 def _encode(result: Result) -> tuple[object, ...]:
@@ -249,26 +362,22 @@ def _decode(row: Any) -> Result | None:
     return Result(found, entry, (equations, checked, failed))
 
 
-def _secret() -> bytes:
-    """32 random bytes kept outside every repository, made once per user."""
-    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    path = Path(home) / "qbank" / "secret"
+def _secret(path: Path) -> bytes:
+    """32 random bytes kept outside every repository, made once per user (mode 0600), never read
+    through a link."""
     try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        pass
-    except OSError as exc:
-        raise Unavailable(f"audit cache off: cannot read {path}: {exc}") from None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
+    except FileExistsError:
+        pass  # made before, or by another run just now
+    else:
         with os.fdopen(fd, "wb") as handle:
             handle.write(os.urandom(32))
-    except FileExistsError:
-        pass  # another run made it first
+    try:
+        data, info = source.read_regular(path, 1024, _NOFOLLOW)
     except OSError as exc:
-        raise Unavailable(f"audit cache off: cannot write {path}: {exc}") from None
-    return path.read_bytes()
+        raise Unavailable(f"audit cache off: cannot read {path}: {exc.strerror or exc}") from None
+    _own(path, info, stat.S_ISREG, "a regular file")
+    return data
 
 
 def _config(bank: Path) -> bytes:
@@ -280,9 +389,10 @@ def _config(bank: Path) -> bytes:
     )
     digest.update(" ".join(_installed(_LIBRARIES)).encode())
     package = Path(__file__).parent
-    for base, files in ((package, _files(package, {".py", ".yaml"})), (bank, _bank_config(bank))):
-        for file in files:
-            digest.update(file.relative_to(base).as_posix().encode() + b"\0" + file.read_bytes())
+    for file in _files(package, {".py", ".yaml"}):
+        digest.update(file.relative_to(package).as_posix().encode() + b"\0" + file.read_bytes())
+    for name, data in _bank_config(bank):
+        digest.update(name.encode("utf-8", "surrogateescape") + b"\0" + data)
     return digest.digest()
 
 
@@ -314,10 +424,50 @@ def _flushes_subnormals() -> bool:
     return tiny * 1.0 == 0 or smallest_normal / 2 == 0
 
 
-def _bank_config(bank: Path) -> Iterator[Path]:
-    for folder in ("schema", "evidence"):
-        yield from _files(bank / folder, None)
+def _bank_config(bank: Path) -> Iterator[tuple[str, bytes]]:
+    """The name and bytes of every file in the bank's schema/ and evidence/ folders."""
+    for name in ("schema", "evidence"):
+        try:
+            info = os.lstat(bank / name)
+        except FileNotFoundError:
+            continue
+        if not stat.S_ISDIR(info.st_mode):
+            _refuse_to_key(name, info.st_mode)
+        yield from _tree(bank / name, name)
 
 
-def _files(folder: Path, suffixes: set[str] | None) -> list[Path]:
-    return sorted(p for p in folder.rglob("*") if p.is_file() and (suffixes is None or p.suffix in suffixes))
+def _tree(folder: Path, name: str) -> Iterator[tuple[str, bytes]]:
+    """The files below `folder`, each folder's in order, read without following a link (os.scandir
+    tells a link, a folder and a file apart without a stat call each). A list of folders to go, not
+    recursion: a pull request can nest folders deeper than Python's recursion limit."""
+    pending = [(folder, name)]
+    while pending:
+        here, shown_here = pending.pop()
+        with os.scandir(here) as listing:
+            entries = sorted(listing, key=lambda entry: entry.name)
+        for entry in entries:
+            shown = f"{shown_here}/{entry.name}"
+            if entry.is_dir(follow_symlinks=False):
+                pending.append((Path(entry.path), shown))
+            elif entry.is_file(follow_symlinks=False):
+                yield shown, _config_file(entry.path, shown)
+            else:
+                _refuse_to_key(shown, entry.stat(follow_symlinks=False).st_mode)
+
+
+def _config_file(path: str, shown: str) -> bytes:
+    data, _ = source.read_regular(path, _CONFIG_LIMIT + 1, _NOFOLLOW)
+    if len(data) > _CONFIG_LIMIT:
+        raise Unavailable(f"audit cache off: {shown} is over {_CONFIG_LIMIT >> 20} MiB")
+    return data
+
+
+def _refuse_to_key(shown: str, mode: int) -> None:
+    """A link or a FIFO in schema/ or evidence/: the key cannot read it (a FIFO would wait, a link
+    could lead anywhere), and a key without it would miss a change wherever the loaders read it."""
+    what = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
+    raise Unavailable(f"audit cache off: {shown} is {what}, which the cache key never reads through")
+
+
+def _files(folder: Path, suffixes: set[str]) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in suffixes)

@@ -7,6 +7,7 @@ Deleted files are gone, so they are not audited; the repo-wide rules still see t
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -22,20 +23,26 @@ def changed_files(bank: Path, ref: str) -> list[Path]:
         raise GitError(f"not a git ref: {ref!r}")
     _git(bank, "rev-parse", "--is-inside-work-tree", what=f"not inside a git work tree: {bank}")
     _git(bank, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", what=f"unknown git ref {ref!r}")
-    base = _git(bank, "merge-base", ref, "HEAD", what=f"no common history between {ref!r} and HEAD").strip()
+    base = (
+        _git(bank, "merge-base", ref, "HEAD", what=f"no common history between {ref!r} and HEAD")
+        .strip()
+        .decode()
+    )
     diff = _git(bank, "diff", "--name-only", "-z", "--relative", "--no-renames", "--diff-filter=d", base)
     untracked = _git(bank, "ls-files", "-z", "--others", "--exclude-standard")
-    names = {name for name in (diff + untracked).split("\0") if name}
-    return sorted(bank / name for name in names)
+    names = {name for name in (diff + untracked).split(b"\0") if name}
+    return sorted(bank / os.fsdecode(name) for name in names)
 
 
-def _git(cwd: Path, *args: str, what: str = "") -> str:
+def _git(cwd: Path, *args: str, what: str = "") -> bytes:
+    """git's output as bytes: a file name is bytes to git, and need not be UTF-8 (os.fsdecode keeps
+    such a name as the file system shows it, PEP 383)."""
     try:
         done = subprocess.run(
-            ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=GIT_TIMEOUT_S, check=False
+            ["git", *args], cwd=cwd, capture_output=True, timeout=GIT_TIMEOUT_S, check=False
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise GitError(f"could not run git: {exc}") from None
     if done.returncode != 0:
-        raise GitError(what or f"git {args[0]} failed: {done.stderr.strip()}")
+        raise GitError(what or f"git {args[0]} failed: {os.fsdecode(done.stderr.strip())}")
     return done.stdout

@@ -18,6 +18,7 @@ from qbank import __version__, vocabulary
 from qbank.finding import Finding, Severity, exit_code
 
 if typing.TYPE_CHECKING:
+    from qbank.export import files
     from qbank.export.release import Release
     from qbank.taxonomy import BankSchema
 
@@ -28,7 +29,29 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """Click's group, whose usage errors are printed inert: they can quote a path or a file's text."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.ClickException as exc:
+            setattr(exc, "message", _inert(exc.message))  # noqa: B010 - click types it Final
+            raise
+
+
+def _inert(message: str) -> str:
+    """A message as one line that no terminal or GitHub runner acts on (reporters.inert)."""
+    from qbank.reporters import inert
+
+    return inert(message)
+
+
+def _say(message: str, err: bool = False) -> None:
+    click.echo(_inert(message), err=err)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="qbank")
 def main() -> None:
     """qbank: audit, explain and export an ML-systems interview question bank."""
@@ -80,7 +103,8 @@ def run() -> None:
 @click.option(
     "--no-cache",
     is_flag=True,
-    help="Check every file afresh, and neither read nor write .qbank-cache/ (safe to delete).",
+    help="Check every file afresh, and neither read nor write the audit cache "
+    "($XDG_CACHE_HOME/qbank/banks/, safe to delete).",
 )
 @click.option(
     "--jobs",
@@ -123,7 +147,7 @@ def audit(
     except Exception:  # a bug in qbank, never a question's fault: say so plainly, exit 2
         _internal_error()
     for note in report.notes:
-        click.echo(f"note: {note}", err=True)
+        _say(f"note: {note}", err=True)
     click.echo(reporters.FORMATS[fmt](report), nl=False)
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
     if fmt == "github" and summary_file:  # every finding, where the 10-per-step annotation cap cannot hide it
@@ -189,7 +213,7 @@ def schema(check: bool) -> None:
         current = target.read_text(encoding="utf-8") if target.is_file() else None
         if check:
             stale |= current != text
-            click.echo(f"{target}: {'up to date' if current == text else 'out of date; run `qbank schema`'}")
+            _say(f"{target}: {'up to date' if current == text else 'out of date; run `qbank schema`'}")
         elif current != text:  # an up-to-date file is not rewritten: a second run writes nothing
             try:
                 atomic.replace(target, text.encode("utf-8"))
@@ -197,7 +221,7 @@ def schema(check: bool) -> None:
                 raise click.UsageError(str(exc)) from None
             except OSError as exc:
                 raise click.UsageError(f"cannot write {target}: {exc.strerror or exc}") from None
-            click.echo(f"wrote {target}")
+            _say(f"wrote {target}")
     sys.exit(1 if stale else 0)
 
 
@@ -220,11 +244,11 @@ def fix(paths: tuple[Path, ...], check: bool) -> None:
     verb = "would fix" if check else "fixed"
     for result in results:
         if result.changes:
-            click.echo(f"{result.path}: {verb}: {'; '.join(result.changes)}")
+            _say(f"{result.path}: {verb}: {'; '.join(result.changes)}")
         for note in result.notes:
-            click.echo(f"{result.path}: left for you: {note}")
+            _say(f"{result.path}: left for you: {note}")
         if result.skipped:
-            click.echo(f"{result.path}: skipped: {result.skipped}", err=True)
+            _say(f"{result.path}: skipped: {result.skipped}", err=True)
     changed = sum(bool(r.changes) for r in results)
     skipped = sum(bool(r.skipped) for r in results)
     click.echo(f"{len(results)} files: {changed} {verb}, {skipped} skipped")
@@ -256,7 +280,7 @@ def new(track: str, competency_area: str, level: str, zone: str, topic: str, tit
         raise click.UsageError(str(exc)) from None
     except OSError as exc:  # a file where a folder should be, a read-only bank: not a bug in qbank
         raise click.UsageError(f"cannot write the question: {exc}") from None
-    click.echo(display_path(path, Path.cwd()))
+    _say(display_path(path, Path.cwd()))
 
 
 @main.command()
@@ -311,52 +335,103 @@ def _out_option(metavar: str) -> Callable[[Callable[..., None]], Callable[..., N
     )
 
 
+def _force_option(kind: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    return click.option(
+        "--force",
+        is_flag=True,
+        help=f"Replace FILE even when it is not an earlier qbank {kind} export (without it, such a file "
+        "is refused). A link, a folder or a device is refused even so.",
+    )
+
+
 @export.command("json")
 @_out_option("FILE")
-def export_json(out: Path) -> None:
+@_force_option("JSON")
+def export_json(out: Path, force: bool) -> None:
     """One JSON document (schema/release.schema.json), sorted by id, with content hashes."""
-    from qbank.export import release
+    from qbank.export import files, release
 
-    _export(lambda r: release.write_json(r, out), out)
+    _export(
+        lambda bank: files.refuse_foreign(out, release.is_export, "JSON", force),
+        lambda r, _: release.write_json(r, out),
+        out,
+    )
 
 
 @export.command("sqlite")
 @_out_option("FILE")
-def export_sqlite(out: Path) -> None:
+@_force_option("SQLite")
+def export_sqlite(out: Path, force: bool) -> None:
     """A SQLite file: questions, tags, taxonomy, and an FTS5 index (questions_fts)."""
-    from qbank.export import sqlite
+    from qbank.export import files, sqlite
 
-    _export(lambda r: sqlite.write(r, out), out)
+    _export(
+        lambda bank: files.refuse_foreign(out, sqlite.is_export, "SQLite", force),
+        lambda r, _: sqlite.write(r, out),
+        out,
+    )
 
 
 @export.command("site")
 @_out_option("DIR")
 def export_site(out: Path) -> None:
-    """A static study site that works offline from its folder: open DIR/index.html."""
+    """A static study site that works offline from its folder: open DIR/index.html.
+
+    DIR must be new, empty, or a site qbank exported; only files qbank can prove it wrote there
+    (listed in DIR/.qbank-site with their SHA-256) are replaced or removed."""
     from qbank.export import site
 
-    _export(lambda r: site.build(r, out), out / "index.html")
+    _export(
+        lambda bank: _site_preflight(out, bank),
+        lambda r, previous: site.build(r, out, previous=previous),
+        out / "index.html",
+    )
+
+
+def _site_preflight(out: Path, bank: Path) -> files.Previous:
+    from qbank.export import files, site
+
+    previous = site.preflight(out, bank)
+    for name in previous.ignored:
+        _say(
+            f"note: {out / files.MANIFEST} names {name}, which is not a file of the site: ignored, never removed",
+            err=True,
+        )
+    return previous
 
 
 @export.command("anki")
 @_out_option("FILE.apkg")
-def export_anki(out: Path) -> None:
+@_force_option("Anki")
+def export_anki(out: Path, force: bool) -> None:
     """An Anki deck for spaced repetition; re-importing a newer deck updates the notes."""
-    from qbank.export import anki
+    from qbank.export import anki, files
 
-    _export(lambda r: anki.write(r, out), out)
+    _export(
+        lambda bank: files.refuse_foreign(out, anki.is_export, "Anki", force),
+        lambda r, _: anki.write(r, out),
+        out,
+    )
 
 
-def _export(write: Callable[[Release], object], shown: Path) -> None:
-    """Audit the bank, select the release, write it; say what was released and what withheld."""
+_Plan = typing.TypeVar("_Plan")
+
+
+def _export(
+    preflight: Callable[[Path], _Plan], write: Callable[[Release, _Plan], object], shown: Path
+) -> None:
+    """Check the output, audit the bank, select the release, write it; say what was released and
+    what withheld. The output is checked first (`preflight`, given the bank's root), so a refusal
+    is fast and comes before anything is written."""
     from qbank import engine
     from qbank.export import files, release
 
     bank, schema = _bank_and_schema()
     try:
+        plan = preflight(bank)
         report = engine.audit(engine.Settings(records=True), bank, _progress("text"))
         chosen = release.select(report, bank, schema.topic_groups)
-        write(chosen)
+        write(chosen, plan)
     except (engine.UsageError, files.OutputError) as exc:
         raise click.UsageError(str(exc)) from None
     except OSError as exc:  # a folder that cannot be written, a full disk: the output's fault
@@ -364,7 +439,7 @@ def _export(write: Callable[[Release], object], shown: Path) -> None:
     except Exception:
         _internal_error()
     withheld = ", ".join(f"{count} {reason}" for reason, count in chosen.withheld.items()) or "none"
-    click.echo(f"released {len(chosen.entries)} questions (withheld: {withheld}) -> {shown}")
+    _say(f"released {len(chosen.entries)} questions (withheld: {withheld}) -> {shown}")
 
 
 @main.group()
@@ -412,7 +487,7 @@ def gpu_probe(probe_ids: tuple[str, ...], out: Path, backend: str) -> None:
     except Unavailable as exc:
         raise click.UsageError(str(exc)) from None
     info = runner.info()
-    click.echo(f"backend {runner.name}: {info['device']['name']} ({info['device']['device_class']})")
+    _say(f"backend {runner.name}: {info['device']['name']} ({info['device']['device_class']})")
     now = datetime.datetime.now(datetime.UTC)
     chosen = [probes.REGISTRY[p] for p in probe_ids] if probe_ids else list(probes.REGISTRY.values())
     skipped = 0
@@ -420,7 +495,7 @@ def gpu_probe(probe_ids: tuple[str, ...], out: Path, backend: str) -> None:
         try:
             result = probes.run(runner, p)
         except Unavailable as exc:
-            click.echo(f"{p.id:40} not run: {exc}")
+            _say(f"{p.id:40} not run: {exc}")
             skipped += 1
             continue
         try:
@@ -428,7 +503,7 @@ def gpu_probe(probe_ids: tuple[str, ...], out: Path, backend: str) -> None:
         except atomic.WriteError as exc:
             raise click.UsageError(str(exc)) from None
         controls = " ".join(f"{k}={v}" for k, v in result["controls"].items())
-        click.echo(f"{p.id:40} {result['verdict']:12} {controls}  -> {written}")
+        _say(f"{p.id:40} {result['verdict']:12} {controls}  -> {written}")
     if isinstance(runner, CpuBackend) and backend == "auto":
         click.echo("note: no usable GPU; the numpy reference ran instead (device class cpu)", err=True)
     sys.exit(1 if skipped and backend == "cuda" else 0)  # elsewhere some probes cannot run by design
@@ -467,7 +542,7 @@ def _bank_and_schema() -> tuple[Path, BankSchema]:
 
 
 def _internal_error() -> None:
-    click.echo(f"qbank: internal error: {sys.exc_info()[1]!r}", err=True)
+    _say(f"qbank: internal error: {sys.exc_info()[1]!r}", err=True)
     if os.environ.get("QBANK_DEBUG"):
         traceback.print_exc()
     else:

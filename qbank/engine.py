@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from qbank import rules, source
 from qbank.cache import Cache, Result, Unavailable
 from qbank.changed import GitError, changed_files
-from qbank.checks import BANK_CHECKS, RECORD_CHECKS, similar
+from qbank.checks import BANK_CHECKS, RECORD_CHECKS, device, similar
 from qbank.checks.arithmetic import MathTally
 from qbank.checks.bank import BankEntry, entry_of
 from qbank.finding import Finding, Severity
@@ -46,7 +46,7 @@ class Settings:
     fail_on: Severity = Severity.ERROR
     changed_since: str | None = None  # a git ref: per-file checks only on files changed since it
     bank_only: bool = False  # only the repo-wide rules, over the whole bank
-    cache: bool = False  # use and update .qbank-cache/ at the bank's root
+    cache: bool = False  # use and update the audit cache (outside the bank: cache.folder_of)
     jobs: int = 0  # worker processes for the per-file checks; 0: one per CPU for large runs
     records: bool = False  # keep every file's Record (exports): serial, and no cache
 
@@ -137,6 +137,8 @@ def _audit(settings: Settings, cwd: Path, progress: Progress) -> Report:
         bank_context = replace(context, memory=cache, processes=settings.jobs or _cpus())
         for bank_check in BANK_CHECKS:
             findings += bank_check(entries, bank_context)
+        if bank is not None and targets == [bank / "questions"]:  # a run over the whole bank
+            findings += _evidence(bank, cwd)
     finally:
         if cache:
             cache.close()
@@ -318,6 +320,8 @@ def _sign(results: list[Result]) -> list[int]:
 
 
 def _open_cache(bank: Path | None, settings: Settings, notes: list[str]) -> Cache | None:
+    """The audit cache, or None: not asked for, outside a bank, or refused (a link or another user's
+    folder on its way, see qbank/cache.py), and then a note says why and the audit runs uncached."""
     if not settings.cache or bank is None:
         return None
     try:
@@ -422,6 +426,13 @@ def _bank_schema(bank: Path | None, cwd: Path) -> tuple[BankSchema | None, list[
     if isinstance(loaded, Finding):  # fail closed: an error, and the topic check has nothing to use
         return None, [replace(loaded, path=display_path(Path(loaded.path), cwd))]
     return loaded, []
+
+
+def _evidence(bank: Path, cwd: Path) -> list[Finding]:
+    """The bank's GPU evidence records (rule evidence-record), checked once, in runs over the whole
+    bank (CI, --bank-only, --changed-since): replaying records imports numpy, 0.17 s that a
+    pre-commit run on a few files (0.2 s) must not pay. Claims still use only records that pass."""
+    return list(device.evidence_record(bank / "evidence", lambda path: display_path(path, cwd)))
 
 
 def _chosen_files(settings: Settings, bank: Path | None, targets: list[Path]) -> list[Path]:

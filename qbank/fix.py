@@ -16,7 +16,10 @@ same folder, fsync, `os.replace`) and never through a symbolic link, whether the
 or a folder between the bank root and it (qbank/atomic.py).
 
 The fixes:
-  - trailing spaces and tabs at the end of every line; exactly one line break at the end of the file;
+  - trailing spaces and tabs at the end of every line, except inside a block scalar (`|`, `>`), where
+    they are part of the value (a Markdown hard break, a whitespace-only line of a literal block);
+    exactly one line break at the end of the file, in the file's own convention (the first line break
+    in it: LF, CRLF, CR, or a Unicode one);
   - a section marker of `napkin_math` / `common_mistake` written with the canonical spelling, when
     the accepted spelling is absent and there is exactly one near miss (QB130, QB131);
   - title-case words whose intended spelling is unambiguous (QB111; see `is_safe_case_fix`).
@@ -66,8 +69,9 @@ class _Edit:
 
 
 _FIELDS = (("napkin_math", markers.NAPKIN_MARKERS), ("common_mistake", markers.MISTAKE_MARKERS))
-_TRAILING = re.compile(r"[ \t]+(?=\r?$)", re.MULTILINE)  # before the line break; `\r\n` stays whole
-_TRAILING_IN_VALUE = re.compile(r"[ \t]+$", re.MULTILINE)  # loaded values only contain `\n`
+# What libyaml reads as a line break (YAML 1.1 §5.4): `\r\n` first, so that it stays whole.
+_BREAK = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
+_TRAILING = re.compile("[ \t]+(?=[\n\r\x85\u2028\u2029]|\\Z)")
 
 
 def fix_paths(paths: Sequence[Path], cwd: Path, check: bool) -> list[FileFix]:
@@ -91,12 +95,15 @@ def fix_file(file: Path, shown: str, schema: BankSchema | Finding, check: bool) 
     document, original, before = read
     edits, notes = _value_edits(document.data, schema)
     placed, unplaced = _place(original, document.positions, edits)
-    fixed, whitespace = _fix_whitespace(_splice(original, placed))
+    spliced = _splice(original, placed)
+    fixed, whitespace, kept = _fix_whitespace(
+        spliced, _block_scalars(spliced, document if not placed else None)
+    )
     changes = tuple([edit.change for _, edit in placed] + whitespace)
-    result = FileFix(shown, changes, notes=tuple(notes + unplaced))
+    result = FileFix(shown, changes, notes=tuple(notes + unplaced + kept))
     if fixed == original:
         return result
-    problem = _verify(document, [edit for _, edit in placed], bool(whitespace), fixed)
+    problem = _verify(document, [edit for _, edit in placed], fixed)
     if problem:
         return replace(
             result, changes=(), skipped=f"fix could not be proven safe ({problem}); file left unchanged"
@@ -278,31 +285,66 @@ def _splice(text: str, placed: list[tuple[int, _Edit]]) -> str:
     return text
 
 
-def _fix_whitespace(text: str) -> tuple[str, list[str]]:
-    """`text` without trailing spaces/tabs and with exactly one final line break (in the file's own
-    style, `\\n` or `\\r\\n`), and the changes made."""
-    stripped, lines = _TRAILING.subn("", text)
-    body = stripped.rstrip("\r\n")
+def _block_scalars(text: str, document: Document | None) -> list[tuple[int, int]]:
+    """Where the text of each block scalar (`|`, `>`) lies in `text`, from the line after its
+    indicator to its end: there trailing spaces are the value's own. `document` is `text` loaded,
+    or None to load it (after a splice the old positions have moved)."""
+    loaded = document or source.load_text(text, "")
+    if isinstance(loaded, Finding):
+        return []  # the splice broke the file: _verify refuses it
+    spans = []
+    for loc, _ in text_rules.strings(loaded.data, ()):
+        span = loaded.positions.span(loc)
+        if span and text.startswith(("|", ">"), span[0]):
+            first_break = _BREAK.search(text, span[0], span[1])
+            spans.append((first_break.start() if first_break else span[1], span[1]))
+    return spans
+
+
+def _fix_whitespace(text: str, kept: list[tuple[int, int]]) -> tuple[str, list[str], list[str]]:
+    """`text` without trailing spaces/tabs outside the `kept` spans and with exactly one final line
+    break in the file's own convention; the changes made, and a note when some were kept."""
+    inside = 0
+
+    def strip(match: re.Match[str]) -> str:
+        nonlocal inside
+        if any(start <= match.start() < end for start, end in kept):
+            inside += 1
+            return match.group(0)
+        return ""
+
+    stripped, lines = _TRAILING.subn(strip, text)
+    lines -= inside
+    body = stripped.rstrip("\r\n\x85\u2028\u2029")
     tail = stripped[len(body) :]
-    ending = "\r\n" if tail.startswith("\r\n") or (not tail and "\r\n" in body) else "\n"
+    first = _BREAK.search(text)
+    ending = first.group(0) if first else "\n"
     changes = [f"trailing whitespace on {lines} line{'s' if lines != 1 else ''}"] if lines else []
+    notes = (
+        [
+            f"trailing whitespace kept on {inside} line{'s' if inside != 1 else ''} inside block scalars "
+            "(`|`, `>`), where it can be part of the value"
+        ]
+        if inside
+        else []
+    )
     if not tail:
         changes.append("missing newline at end of file added")
     elif tail != ending:
         blank = len(tail.splitlines()) - 1
         changes.append(f"{blank} blank line{'s' if blank != 1 else ''} at end of file removed")
-    return body + ending, changes
+    return body + ending, changes, notes
 
 
 # --- verification -----------------------------------------------------------------------------
 
 
-def _verify(document: Document, edits: list[_Edit], whitespace: bool, fixed: str) -> str | None:
+def _verify(document: Document, edits: list[_Edit], fixed: str) -> str | None:
     """Why the fixed text is not provably the old data plus the intended changes; None if it is."""
     reloaded = source.load_text(fixed, document.path)
     if isinstance(reloaded, Finding):
         return f"the fixed text would not load: {reloaded.code} {reloaded.message}"
-    where = _difference(_expected(document.data, edits), reloaded.data, whitespace, ())
+    where = _difference(_expected(document.data, edits), reloaded.data, ())
     if where is not None:
         return f"the value of {_dotted(where) or 'the document'} would change"
     return None
@@ -320,30 +362,23 @@ def _expected(data: dict[str, Any], edits: list[_Edit]) -> dict[str, Any]:
     return expected
 
 
-def _difference(expected: Any, actual: Any, whitespace: bool, loc: Loc) -> Loc | None:
-    """The first place where `actual` differs from `expected`, or None.
-
-    Types are compared too (`1 == True` in Python). With `whitespace`, a string may also have lost
-    the spaces and tabs at the ends of its lines: exactly what the whitespace fix removes.
-    """
+def _difference(expected: Any, actual: Any, loc: Loc) -> Loc | None:
+    """The first place where `actual` differs from `expected`, or None. Types are compared too
+    (`1 == True` in Python). Strings must be equal: the whitespace fix never changes a value."""
     if type(expected) is not type(actual):
         return loc
     if isinstance(expected, dict):
         if list(expected) != list(actual):
             return loc
-        return _first(
-            _difference(value, actual[key], whitespace, loc + (key,)) for key, value in expected.items()
-        )
+        return _first(_difference(value, actual[key], loc + (key,)) for key, value in expected.items())
     if isinstance(expected, list):
         if len(expected) != len(actual):
             return loc
         return _first(
-            _difference(e, a, whitespace, loc + (i,))
-            for i, (e, a) in enumerate(zip(expected, actual, strict=True))
+            _difference(e, a, loc + (i,)) for i, (e, a) in enumerate(zip(expected, actual, strict=True))
         )
     if isinstance(expected, str):
-        same = actual == expected or (whitespace and actual == _TRAILING_IN_VALUE.sub("", expected))
-        return None if same else loc
+        return None if actual == expected else loc
     if isinstance(expected, float):  # repr: nan equals nan, and -0.0 differs from 0.0
         return None if repr(expected) == repr(actual) else loc
     return None if expected == actual else loc

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import asdict
 
@@ -24,7 +25,7 @@ def text(report: Report) -> str:
         f"{_counts(report)}"
         f"; math: {s.math.equations} equations, {s.math.checked} checked, {s.math.failed} failed"
     )
-    return _visible("\n".join(lines) + "\n")
+    return "".join(inert(line) + "\n" for line in lines)
 
 
 def _counts(report: Report) -> str:
@@ -54,7 +55,7 @@ def github(report: Report) -> str:
     lines = []
     for f in report.findings:
         props = f"file={_prop(f.path)},line={f.line},col={f.column},title={_prop(f'{f.code} {f.name}')}"
-        lines.append(f"::{f.severity.value} {props}::{_data(f.message)}")
+        lines.append(f"::{f.severity.value} {props}::{_data(f.message)}")  # _data makes it inert
     s = report.summary
     if max(s.errors, s.warnings) > ANNOTATIONS_SHOWN:
         lines.append(
@@ -62,7 +63,7 @@ def github(report: Report) -> str:
             f"{ANNOTATIONS_SHOWN} of each per step; every finding is in the job summary and the SARIF upload"
         )
     lines.append(f"qbank: {_counts(report)}")
-    return _visible("\n".join(lines) + "\n")
+    return "".join(_visible(line) + "\n" for line in lines)
 
 
 # GitHub shows at most 10 error and 10 warning annotations per step (actions/toolkit
@@ -86,7 +87,7 @@ def github_step_summary(report: Report) -> str:
         ]
     if len(report.findings) > SUMMARY_ROWS:
         lines += ["", f"… and {len(report.findings) - SUMMARY_ROWS} more findings, in the SARIF upload."]
-    return _visible("\n".join(lines) + "\n\n")
+    return "".join(inert(line) + "\n" for line in lines) + "\n"
 
 
 def _cell(text: str) -> str:
@@ -98,7 +99,8 @@ _MARKDOWN_PUNCTUATION = re.compile(r"[\\`*_\[\]|#~]")
 
 
 def _data(value: str) -> str:
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A workflow command's data: one line, and no `##[` to start a second, legacy command in it."""
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A").replace("##[", "#%23[")
 
 
 def _prop(value: str) -> str:
@@ -149,7 +151,7 @@ def _sarif_result(f: Finding, rule_index: int) -> dict[str, object]:
         "locations": [
             {
                 "physicalLocation": {
-                    "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
+                    "artifactLocation": _artifact(f.path),
                     "region": {"startLine": f.line, "startColumn": f.column},
                 }
             }
@@ -157,15 +159,54 @@ def _sarif_result(f: Finding, rule_index: int) -> dict[str, object]:
     }
 
 
-def _visible(output: str) -> str:
-    """Control, bidirectional and invisible characters (a file name or value may hold them) as
-    `\u202e`: a finding must not rewrite the terminal or the log it is read in (rule deceptive-text)."""
-    return HIDDEN.sub(lambda m: ascii(m.group(0))[1:-1], output)
+def _artifact(path: str) -> dict[str, str]:
+    """A finding's file as a SARIF artifactLocation: a URI reference, percent-encoded (SARIF 2.1.0
+    §3.10.2, RFC 3986), relative to the source root, or a `file://` URI for a path outside it. A
+    name that is not UTF-8 keeps its bytes (surrogateescape, PEP 383) as %XX escapes."""
+    quoted = urllib.parse.quote(path.encode("utf-8", "surrogateescape"), safe="/")
+    if path.startswith("/"):
+        return {"uri": f"file://{quoted}"}
+    return {"uri": quoted, "uriBaseId": "%SRCROOT%"}
+
+
+def inert(line: str) -> str:
+    r"""One line of human-readable output that shows what it holds and commands nothing.
+
+    Control, bidirectional and invisible characters (a file name or value may hold them) and line
+    breaks become escapes such as `\u202e` and `\n`, so a finding can neither rewrite the terminal
+    it is read in (rule deceptive-text) nor start a line of its own. A file name that is not UTF-8
+    shows its bytes as `\xff`. On a GitHub runner a line that starts with `::` (after spaces) is a
+    workflow command, and `##[` anywhere starts a legacy one (actions/runner ActionCommand.TryParse,
+    TryParseV2): both are broken with an escape.
+    """
+    line = _UNSEEN.sub(_escape, line)
+    if line.lstrip().startswith("::"):
+        line = line.replace(":", "\\x3a", 1)
+    return line.replace("##[", "#\\x23[")
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group(0)
+    if "\udc80" <= char <= "\udcff":  # a byte that is not UTF-8, as os.fsdecode carries it
+        return f"\\x{ord(char) - 0xDC00:02x}"
+    return ascii(char)[1:-1]
+
+
+# HIDDEN and lone surrogates (only a file name that is not UTF-8 holds one), and for lines, line feeds.
+_UNSEEN_IN_JSON = re.compile(f"{HIDDEN.pattern}|[\ud800-\udfff]")
+_UNSEEN = re.compile(f"{_UNSEEN_IN_JSON.pattern}|\n")
+
+
+def _visible(line: str) -> str:
+    """HIDDEN characters as escapes, for a line that is a workflow command on purpose (github)."""
+    return _UNSEEN.sub(_escape, line)
 
 
 def _json_escaped(output: str) -> str:
-    """The same characters as JSON escapes (a surrogate pair past U+FFFF): the same data, read back."""
-    return HIDDEN.sub(lambda m: json.dumps(m.group(0)).strip('"'), output)
+    r"""The same characters as JSON escapes (a surrogate pair past U+FFFF, a lone surrogate as
+    itself): the same data, read back; `##[` as `#\u0023[`, which no runner reads as a command."""
+    escaped = _UNSEEN_IN_JSON.sub(lambda m: json.dumps(m.group(0)).strip('"'), output)
+    return escaped.replace("##[", "#\\u0023[")
 
 
 FORMATS: dict[str, Callable[[Report], str]] = {

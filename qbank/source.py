@@ -126,6 +126,10 @@ class Positions:
         span = self._span(loc)
         return (span.start, span.end) if span else None
 
+    def at(self, index: int) -> tuple[int, int]:
+        """The place of the character at offset `index` of the text, lines counted at line feeds."""
+        return _line_col(self._text, index)
+
     def in_value(self, loc: Loc, snippet: str) -> tuple[int, int]:
         """The place of `snippet` inside the source text of the value at `loc`.
 
@@ -270,20 +274,21 @@ def _events(text: str) -> Iterator[Any]:
 
 # --- hostile-input pre-checks -----------------------------------------------------------------
 
-_ANCHOR = re.compile(r"&[^\s\[\]{},]")
+_ANCHOR_OR_TAG = re.compile(r"&[^\s\[\]{},]|!")
 _LINE_PREFIX = re.compile(r"^[ \t]*(?:[-?][ \t]+)*", re.MULTILINE)
 
 
 def _check_events_if_suspicious(text: str) -> None:
-    """Walk libyaml's event stream (flat, no recursion) when the text might nest too deeply or
-    define an anchor. Both are rare, so a cheap textual bound decides whether to pay for it.
+    """Walk libyaml's event stream (flat, no recursion) when the text might nest too deeply, define
+    an anchor or hold the non-specific tag `!`. All are rare, so a cheap textual bound decides
+    whether to pay for it.
 
     Block nesting needs indentation or a compact `- `/`? ` indicator for every level but the
     one a mapping opens in place, so twice the longest line prefix plus every flow bracket bounds
     the depth from above.
     """
     brackets = text.count("[") + text.count("{")
-    if not _prefix_over(text, (MAX_DEPTH - 2 - brackets) // 2) and not _might_anchor(text):
+    if not _prefix_over(text, (MAX_DEPTH - 2 - brackets) // 2) and not _might_anchor_or_tag(text):
         return
     depth = 0
     for event in _events(text):
@@ -291,6 +296,10 @@ def _check_events_if_suspicious(text: str) -> None:
         if anchor is not None:
             what = f"an alias (*{anchor})" if isinstance(event, yaml.AliasEvent) else f"an anchor (&{anchor})"
             raise _Problem(yaml_alias, event.start_mark, what)
+        if getattr(event, "tag", None) == "!":
+            # The composer resolves `!` as if there were no tag (YAML 1.2 §6.9.1, non-specific tag),
+            # so the walker's tag test never sees it: refused here, like every other tag.
+            raise _Problem(yaml_tag, event.start_mark, "non-specific tag '!'")
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             depth += 1
             if depth > MAX_DEPTH:
@@ -318,9 +327,10 @@ def _long_runs(length: int) -> re.Pattern[str]:
     return re.compile(r"\n[ \t?-]{" + str(length) + "}")
 
 
-def _might_anchor(text: str) -> bool:
-    """An `&` that starts a token (after a space, a flow indicator, or at the start) may be an anchor."""
-    return any(m.start() == 0 or text[m.start() - 1] in " \t\r\n[{," for m in _ANCHOR.finditer(text))
+def _might_anchor_or_tag(text: str) -> bool:
+    """An `&name` or a `!` that starts a token (after a space, a flow indicator, or at the start)
+    may be an anchor or a tag."""
+    return any(m.start() == 0 or text[m.start() - 1] in " \t\r\n[{," for m in _ANCHOR_OR_TAG.finditer(text))
 
 
 # --- the walker -------------------------------------------------------------------------------
@@ -612,7 +622,7 @@ def yaml_alias(path: str, line: int, column: int, message: str) -> Finding:
 
 @rule("QB007", "yaml-tag")
 def yaml_tag(path: str, line: int, column: int, message: str) -> Finding:
-    """Explicit YAML tags (`!!python/object`, `!!str`, `!custom`) are not allowed.
+    """Explicit YAML tags (`!!python/object`, `!!str`, `!custom`, the non-specific `!`) are not allowed.
 
     Tags ask a loader to build arbitrary objects; qbank never does, and refuses the file.
 

@@ -78,10 +78,12 @@ def load_bank_schema(schema_dir: Path | None) -> BankSchema | Finding:
 
 def _read(path: Any, parse: Any) -> Any:
     shown = str(path)
-    try:
-        data = path.read_bytes()
+    try:  # a regular file only: opening a FIFO would wait for a writer forever
+        data, _ = source.read_regular(path, source.MAX_BYTES + 1)
     except OSError as exc:
         return taxonomy(shown, 1, 1, f"cannot read {path.name}: {exc.strerror or exc}")
+    if len(data) > source.MAX_BYTES:
+        return taxonomy(shown, 1, 1, f"{path.name} is larger than {source.MAX_BYTES // 1024} KiB")
     document = source.load_bytes(data, shown)
     if isinstance(document, Finding):
         return taxonomy(shown, document.line, document.column, document.message)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,25 @@ def _own_audit_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyte
     """Each test gets its own cache secret, so no test sees what another cached (a test that
     patches qbank's behaviour would otherwise read results made without the patch)."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
+
+
+HANG_SECONDS = 60  # far past any audit of a test's bank: only a hang gets here
+
+
+@pytest.fixture
+def hang_guard() -> Iterator[None]:
+    """Fail a test that hangs instead of stalling the suite: a FIFO opened for reading waits for a
+    writer forever, and a cost bomb may run for minutes. A test module asks for it with
+    `pytestmark = pytest.mark.usefixtures("hang_guard")`. Timing belongs in benchmarks/, not here."""
+
+    def stalled(signum: int, frame: object) -> None:
+        raise TimeoutError(f"still running after {HANG_SECONDS} s: a hang on hostile input")
+
+    old = signal.signal(signal.SIGALRM, stalled)
+    signal.alarm(HANG_SECONDS)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, old)
 
 
 def run_cli(*args: str, cwd: Path = REPO) -> Result:

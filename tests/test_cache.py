@@ -1,11 +1,14 @@
-"""The audit cache (.qbank-cache/): same report warm as cold (near-duplicates included), re-checks
-exactly what changed, and never trusts what it did not make."""
+"""The audit cache (outside the bank, in $XDG_CACHE_HOME/qbank/banks/): same report warm as cold
+(near-duplicates included), re-checks exactly what changed, and never trusts what it did not make
+(the attacks on it are in tests/test_hostile_cache.py)."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import sqlite3
+import stat
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -44,6 +47,10 @@ def _audit(bank: Path, **settings: Any) -> engine.Report:
     return engine.audit(engine.Settings(cache=True, **settings), bank)
 
 
+def _database(bank: Path) -> Path:
+    return cache.folder_of(bank) / "audit.sqlite3"
+
+
 def _parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The files parsed from here on (a cache hit is not parsed)."""
     seen: list[str] = []
@@ -61,7 +68,6 @@ def _parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def test_a_warm_run_parses_nothing_and_reports_the_same(bank: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cold = _audit(bank)
     assert any(f.path.endswith("0bad.yaml") for f in cold.findings)
-    assert (bank / ".qbank-cache" / ".gitignore").read_text().strip().endswith("*")
     seen = _parsed(monkeypatch)
     warm = _audit(bank)
     assert seen == []
@@ -134,7 +140,7 @@ def _lower_title(text: str) -> str:
 
 def test_a_known_status_whose_result_is_gone_is_read_again(bank: Path) -> None:
     cold = _audit(bank)
-    with sqlite3.connect(bank / ".qbank-cache" / "audit.sqlite3") as db:
+    with sqlite3.connect(_database(bank)) as db:
         db.execute("DELETE FROM files")
     again = _audit(bank)
     assert (again.findings, again.summary) == (cold.findings, cold.summary)
@@ -201,12 +207,58 @@ def test_a_cache_made_with_another_secret_is_never_used(
 
 def test_no_cache_reads_and_writes_none(bank: Path) -> None:
     engine.audit(engine.Settings(cache=False), bank)
-    assert not (bank / ".qbank-cache").exists()
+    assert not (Path(os.environ["XDG_CACHE_HOME"]) / "qbank").exists()
+
+
+def test_the_cache_lives_outside_the_bank_in_private_folders(bank: Path) -> None:
+    """In $XDG_CACHE_HOME/qbank/banks/<SHA-256 of the bank's real path, 32 hex digits>, folders 0700
+    and the database 0600; nothing is written in the bank."""
+    before = sorted(bank.rglob("*"))
+    _audit(bank)
+    assert sorted(bank.rglob("*")) == before
+    top = Path(os.environ["XDG_CACHE_HOME"]) / "qbank"
+    name = hashlib.sha256(str(bank.resolve()).encode()).hexdigest()[:32]
+    assert (top / "banks" / name / "audit.sqlite3").is_file()
+    for folder in (top, top / "banks", top / "banks" / name):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    for file in (top / "secret", top / "banks" / name / "audit.sqlite3"):
+        assert stat.S_IMODE(file.stat().st_mode) == 0o600
+
+
+def test_a_bank_reached_through_a_link_shares_its_cache(
+    bank: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Keyed by the real path: the same bank by another name is the same cache (a warm run)."""
+    _audit(bank)
+    link = tmp_path_factory.mktemp("elsewhere") / "bank"
+    link.symlink_to(bank, target_is_directory=True)
+    seen = _parsed(monkeypatch)
+    _audit(link)
+    assert seen == []
+
+
+@pytest.mark.parametrize("value", [None, "", "relative/cache"])
+def test_without_an_absolute_xdg_cache_home_the_cache_is_in_home(
+    bank: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, value: str | None
+) -> None:
+    """The XDG Base Directory Specification: unset or empty means $HOME/.cache, and a relative path
+    is invalid and ignored (it would put the cache in whatever folder qbank runs from)."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    if value is None:
+        monkeypatch.delenv("XDG_CACHE_HOME")
+    else:
+        monkeypatch.setenv("XDG_CACHE_HOME", value)
+    monkeypatch.chdir(bank)
+    _audit(bank)
+    assert _database(bank).is_relative_to(home / ".cache" / "qbank" / "banks")
+    assert _database(bank).is_file()
+    assert not (bank / "relative").exists()
 
 
 def test_a_damaged_cache_is_started_afresh(bank: Path) -> None:
     cold = _audit(bank)
-    (bank / ".qbank-cache" / "audit.sqlite3").write_bytes(b"not a database" * 100)
+    _database(bank).write_bytes(b"not a database" * 100)
     again = _audit(bank)
     assert (again.findings, again.notes) == (cold.findings, cold.notes)
     warm = _audit(bank)
@@ -279,15 +331,14 @@ def _remembered(bank: Path) -> int:
 def test_an_unreadable_memory_means_a_search_from_scratch(large_bank: Path) -> None:
     _copy(large_bank, LARGE[0])
     cold = _audit(large_bank)
-    with sqlite3.connect(large_bank / ".qbank-cache" / "audit.sqlite3") as db:
+    with sqlite3.connect(_database(large_bank)) as db:
         db.execute("UPDATE search SET pairs = 'not json'")
     assert _audit(large_bank).findings == cold.findings
 
 
 def test_a_cache_of_another_format_is_started_afresh(bank: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    folder = bank / ".qbank-cache"
-    folder.mkdir()
-    with sqlite3.connect(folder / "audit.sqlite3") as db:  # as qbank 0.1 left it (FORMAT 1)
+    _database(bank).parent.mkdir(parents=True, mode=0o700)
+    with sqlite3.connect(_database(bank)) as db:  # as qbank 0.1 left it (FORMAT 1)
         db.execute("CREATE TABLE files (key BLOB PRIMARY KEY, entry TEXT, shingles BLOB)")
     cold = _audit(bank)
     seen = _parsed(monkeypatch)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -24,6 +23,8 @@ import pytest
 
 from qbank import engine
 from tests.conftest import EXAMPLES, REPO
+
+pytestmark = pytest.mark.usefixtures("hang_guard")
 
 HOSTILE = EXAMPLES / "hostile"
 CLASSES = sorted(p.name for p in HOSTILE.iterdir() if p.is_dir())
@@ -70,20 +71,6 @@ def _expected(folder: Path, prefix: str) -> Expected:
 def _audit(bank: Path) -> tuple[engine.Report, Expected]:
     report = engine.audit(engine.Settings(cache=False), bank)
     return report, {(f.path, f.code, f.line, f.column) for f in report.findings}
-
-
-@pytest.fixture(autouse=True)
-def _hang_guard() -> Iterator[None]:
-    """A class that makes the audit hang (a FIFO opened for reading) fails instead of stalling."""
-
-    def stalled(signum: int, frame: object) -> None:
-        raise TimeoutError("the audit hung on hostile input")
-
-    old = signal.signal(signal.SIGALRM, stalled)
-    signal.alarm(60)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, old)
 
 
 @pytest.fixture(autouse=True)
@@ -287,3 +274,13 @@ def test_the_cli_exits_1_without_a_traceback(corpus: Path, output: str) -> None:
         paths = {f["path"] for f in report["findings"] if f["severity"] == "error"}
         assert len(paths) >= len(CLASSES) + 5  # each class's file and the canary
         assert all(f["line"] >= 1 and f["column"] >= 1 for f in report["findings"])
+
+
+def test_a_fifo_in_place_of_the_taxonomy_is_a_finding_not_a_hang(tmp_path: Path) -> None:
+    bank = _bank(tmp_path)
+    (bank / "schema" / "taxonomy.yaml").unlink()
+    os.mkfifo(bank / "schema" / "taxonomy.yaml")  # reading it would wait for a writer forever
+    report, found = _audit(bank)
+    assert ("schema/taxonomy.yaml", "QB300", 1, 1) in found, report.findings
+    # the hang guard's TimeoutError is an OSError too: the finding must say why, not that it hung
+    assert any("not a regular file" in f.message for f in report.findings if f.code == "QB300")

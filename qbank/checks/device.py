@@ -3,7 +3,8 @@ evidence committed under `evidence/gpu/` by `qbank gpu probe` (qbank/gpu/resolve
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from qbank.finding import Finding, Severity
@@ -50,6 +51,35 @@ def unverified(record: Record, context: Context) -> Iterator[Finding]:
              dtype: float16, op: matmul, op_path: tensor_core, device_scope: H100, expect: preserve}
     """
     yield from _findings(record, context, {"unverified", "stale", "inconclusive"})
+
+
+@rule("QB413", "evidence-record")
+def evidence_record(evidence_dir: Path, shown: Callable[[Path], str]) -> Iterator[Finding]:
+    """An evidence record (a line of evidence/gpu/<class>/<probe>.jsonl) that is not used: unreadable,
+    or contradicting its own data.
+
+    A pull request can add or edit evidence, so nothing in it is trusted. Unreadable: bytes that are
+    not UTF-8, a file over 4 MiB or a line over 256 KiB, JSON nested deeper than 16 levels or holding
+    an integer of more than 20 digits, a field of the wrong type, or a record filed under another
+    probe or device class; claims that probe answers on that class are then inconclusive, never
+    confirmed. Contradicting: the record's outputs are replayed through its probe (CPU reference,
+    classification, controls) and what it states differs, as a `verdict` edited by hand does; it is
+    left out, and the other records decide. Checked once per audit of the whole bank.
+
+    Fails:
+        (a newer line in evidence/gpu/sm_90/ftz.float16.add.ptx.jsonl, its cases preserved)
+        {"cases": [{"class": "ieee", "out": "0x0002", "ref": "0x0002", ...}, ...],
+         "verdict": "flush", "timestamp_utc": "2027-01-01T00:00:00Z", ...}
+    Passes:
+        (the record as `qbank gpu probe` wrote it)
+        {"cases": [{"class": "ieee", "out": "0x0002", "ref": "0x0002", ...}, ...],
+         "verdict": "preserve", "timestamp_utc": "2026-11-23T02:20:15Z", ...}
+    """
+    from qbank.gpu import resolve  # no numpy unless there are records to replay
+
+    for problem in resolve.load(evidence_dir).problems:
+        path = shown(problem.path)
+        yield of(evidence_record).finding(path, problem.line, problem.column, problem.message)
 
 
 def _findings(record: Record, context: Context, statuses: set[str]) -> Iterator[Finding]:

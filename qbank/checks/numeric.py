@@ -6,7 +6,9 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from qbank.finding import Finding
+from qbank.napkin.equations import FILE_WORK, LINE_WORK
 from qbank.napkin.lexer import NapkinError
+from qbank.napkin.meter import metered
 from qbank.rules import of, rule
 
 if TYPE_CHECKING:
@@ -17,6 +19,12 @@ if TYPE_CHECKING:
 # together: 1,000,000 loss-scaler steps take 0.7 s here, and a 256 KiB file holds 5,000 such claims.
 BUDGET = {"accumulation": 10_000_000, "loss_scaler": 1_000_000}
 _UNITS = {"accumulation": "additions", "loss_scaler": "steps"}
+# The exact arithmetic of a question's claims (reading their numbers, rounding them), in the units of
+# qbank/napkin/meter.py: a claim's numbers are at most 200 characters, as much as a line of napkin
+# math, and its claims together may do what a file's napkin math may (100 claims that each summed 16
+# fractions `1/p^k` took 30 s, issue 30).
+CLAIM_WORK = LINE_WORK
+WORK = FILE_WORK
 
 
 @rule("QB410", "numeric-claim")
@@ -34,6 +42,8 @@ def check_claims(record: Record, context: Context) -> Iterator[Finding]:
     subnormals to zero (research P13): its bfloat16 answers would be wrong. A question's claims
     together add at most 10,000,000 values (accumulation) and simulate at most 1,000,000 scaler
     steps (loss_scaler), as much as one claim may; the claims past that are not run, and say so.
+    Their exact arithmetic shares the work budget of a file's napkin math (`qbank explain
+    math-limit`); the claims left when it is spent are not run, and one finding counts them.
 
     Fails:
         verify:
@@ -53,13 +63,28 @@ def check_claims(record: Record, context: Context) -> Iterator[Finding]:
 
     refused = verify.flushes_subnormals()
     spent = dict.fromkeys(BUDGET, 0)
+    work, skipped = WORK, []
     for index, claim in enumerate(question.verify):
         if claim.kind in DEVICE_KINDS:
             continue
-        message = _unchecked(claim, refused, spent) or _refuted(claim, verify)
+        if work <= 0 and not refused:
+            skipped.append(index)
+            continue
+        message = _unchecked(claim, refused, spent)
+        if message is None:
+            message, cost = _refuted(claim, verify)
+            work -= cost
         if message:
-            line, column = record.document.positions.value(("verify", index))
-            yield of(check_claims).finding(record.document.path, line, column, message, record.question_id)
+            yield _finding(record, index, message)
+    if skipped:
+        n = len(skipped)
+        message = f"not checked: this question's claims exceed the work budget; {n:,} claim{'s' * (n > 1)} not checked"
+        yield _finding(record, skipped[0], message)
+
+
+def _finding(record: Record, index: int, message: str) -> Finding:
+    line, column = record.document.positions.value(("verify", index))
+    return of(check_claims).finding(record.document.path, line, column, message, record.question_id)
 
 
 def _unchecked(claim: Any, refused: bool, spent: dict[str, int]) -> str | None:
@@ -76,7 +101,9 @@ def _unchecked(claim: Any, refused: bool, spent: dict[str, int]) -> str | None:
     return f"not checked: this question's {claim.kind} claims ask for more than {work} in all"
 
 
-def _refuted(claim: Any, verify: Any) -> str | None:
+def _refuted(claim: Any, verify: Any) -> tuple[str | None, int]:
+    """Why a claim is false (None: it holds), and the work that took: the same from the memory
+    below as when run, so a question's budget does not depend on what ran before it."""
     # Claims recur across a bank (this repository's 911 claims are 425 distinct ones), and a
     # loss-scaler claim may simulate a million steps: each is run once. The key is the claim's type
     # and every field, as JSON (the loss scaler's list and mapping fields make the model unhashable).
@@ -84,12 +111,14 @@ def _refuted(claim: Any, verify: Any) -> str | None:
     if key not in _PROBLEMS:
         if len(_PROBLEMS) >= 4096:  # bounded, as the claims a bank repeats are
             _PROBLEMS.clear()
-        _PROBLEMS[key] = _problem(claim, verify.check)
-    problem = _PROBLEMS[key]
-    return f"{claim.claim!r} is refuted: {problem}" if problem else None
+        with metered(CLAIM_WORK) as meter:
+            problem = _problem(claim, verify.check)
+        _PROBLEMS[key] = problem, meter.spent
+    problem, cost = _PROBLEMS[key]
+    return (f"{claim.claim!r} is refuted: {problem}" if problem else None), cost
 
 
-_PROBLEMS: dict[tuple[type, str], str | None] = {}
+_PROBLEMS: dict[tuple[type, str], tuple[str | None, int]] = {}
 
 
 def _problem(claim: Any, check: Callable[[Any], str | None]) -> str | None:

@@ -363,6 +363,8 @@ def check_deceptive_text(record: Record, context: Context) -> Iterator[Finding]:
     A bidirectional override makes a reviewer read a different sentence from the one learners get
     (Trojan Source, CVE-2021-42574); a zero-width space or a Cyrillic `а` makes two titles that look
     the same differ, and a terminal escape in a title rewrites the screen of whoever reads the audit.
+    A raw NEL, line separator or paragraph separator anywhere in the file, a comment included, is a
+    line break to YAML but not to diffs and editors: `# note<NEL>status: deleted` hides a key.
 
     Fails:
         title: "The FP16 Gr\u0430dient Underflow"
@@ -374,13 +376,25 @@ def check_deceptive_text(record: Record, context: Context) -> Iterator[Finding]:
     # Most files are ASCII with no escapes and no controls: then no value holds a hidden character
     # (only a double-quoted escape could make one), and only the title's words remain to be read.
     plain = raw.isascii() and "\\" not in raw and _printable(raw)
+    hidden_break = None if raw.isascii() else _RAW_BREAK.search(raw)
+    if hidden_break:
+        line, column = document.positions.at(hidden_break.start())
+        message = f"the file holds a raw {_named(hidden_break.group(0))}: {_RAW_BREAK_WHY}"
+        yield of(check_deceptive_text).finding(document.path, line, column, message, record.question_id)
     title = document.data.get("title")
     values = [(("title",), title)] if isinstance(title, str) else []
-    for loc, value in values if plain else _strings(document.data, ()):
+    for loc, value in values if plain else strings(document.data, ()):
         deceit = _deceit(loc, value)
         if deceit:
             line, column = document.positions.in_value(loc, deceit[0])
             yield of(check_deceptive_text).finding(document.path, line, column, deceit[1], record.question_id)
+
+
+# libyaml breaks lines at NEL, LS and PS (YAML 1.1 §5.4; PyYAML's reader) as at a line feed, while
+# grep, diff and most editors do not: `# note<NEL>title: x` is a comment on screen and a key to the
+# loader. Anywhere in the file, even in a comment, such a character hides structure.
+_RAW_BREAK = re.compile("[\x85\u2028\u2029]")
+_RAW_BREAK_WHY = "YAML breaks the line there but diffs and editors do not, so what follows can hide a key"
 
 
 def _deceit(loc: Loc, value: str) -> tuple[str, str] | None:
@@ -395,16 +409,16 @@ def _deceit(loc: Loc, value: str) -> tuple[str, str] | None:
     return None
 
 
-def _strings(value: object, loc: Loc) -> Iterator[tuple[Loc, str]]:
-    """Every string value under `value`, with its place."""
+def strings(value: object, loc: Loc) -> Iterator[tuple[Loc, str]]:
+    """Every string value under `value`, with its place (`loc` is where `value` is)."""
     if isinstance(value, str):
         yield loc, value
     elif isinstance(value, dict):
         for key, item in value.items():
-            yield from _strings(item, (*loc, key))
+            yield from strings(item, (*loc, key))
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            yield from _strings(item, (*loc, index))
+            yield from strings(item, (*loc, index))
 
 
 def _printable(ascii_text: str) -> bool:

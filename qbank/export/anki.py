@@ -27,6 +27,7 @@ from qbank.model import Question
 
 MODEL_ID = 1_607_392_319  # fixed forever: Anki keys note types and decks by these ids
 DECK_ID = 2_059_400_110
+MARK = b"qbank anki deck"  # the archive comment of every deck written here; Anki ignores it
 FIELDS = ("Id", "Title", "Meta", "Scenario", "Question", "Options", "Answer", "Mistake", "NapkinMath")
 FRONT = """<div class="meta">{{Meta}}</div>
 <h2>{{Title}}</h2>
@@ -106,6 +107,16 @@ def write(release: Release, out: Path, name: str = "qbank") -> None:
         _set_zip_times(temporary, stamp)
 
 
+def is_export(path: Path) -> bool:
+    """Whether `path` is a deck `write` made (so `--out` may replace it): a zip archive whose comment
+    is MARK. zipfile reads only the archive's end records and its central directory for this."""
+    try:
+        with zipfile.ZipFile(path) as deck:
+            return deck.comment == MARK
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
 def _timestamp() -> int:
     """Seconds since the epoch that notes are stamped with (and their ids count up from)."""
     fixed = os.environ.get("SOURCE_DATE_EPOCH", "")
@@ -113,10 +124,12 @@ def _timestamp() -> int:
 
 
 def _set_zip_times(path: Path, stamp: int) -> None:
-    """genanki dates zip entries by its temporary file's mtime; date them by the notes' stamp."""
+    """genanki dates zip entries by its temporary file's mtime; date them by the notes' stamp. The
+    archive's comment marks the deck as qbank's (is_export)."""
     with zipfile.ZipFile(path) as old:
         entries = [(info.filename, old.read(info)) for info in old.infolist()]
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as new:
+        new.comment = MARK
         for filename, data in entries:
             new.writestr(
                 zipfile.ZipInfo(filename, date_time=(2026, 1, 1, 0, 0, 0)), data, zipfile.ZIP_DEFLATED

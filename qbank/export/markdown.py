@@ -2,8 +2,10 @@
 
 CommonMark matters for the napkin-math format: `**Assumptions:**` followed by a list on the next
 line is a list in CommonMark, one run-on paragraph in Python-Markdown (research/ecosystem.md §6.1).
-`html: False` turns any tag in a question into text; markdown-it refuses `javascript:` links;
-images are off, because an image would make an offline study page fetch from the network.
+`html: False` turns any tag in a question into text; images are off, because an image would make
+an offline study page fetch from the network. Links (`safe_link`) keep only http, https, mailto and
+same-site relative targets; any other is left as the text it was written as, the way markdown-it
+leaves `javascript:`.
 
 Math: `\\(..\\)` and `$..$` inline, `\\[..\\]` and `$$..$$` display. The corpus writes money with `$`
 (`$2/GPU-hour = $40`), so a single `$` opens math only as pandoc's rule has it (a non-space after
@@ -80,9 +82,28 @@ def sections(text: str) -> str:
     return _SECTION.sub("\n\n", text)
 
 
+LINK_SCHEMES = frozenset({"http", "https", "mailto"})
+_SCHEME = re.compile(r"([a-z][a-z0-9+.-]*):")  # RFC 3986 section 3.1
+
+
+def safe_link(url: str) -> bool:
+    """Whether a link may be made: an http, https or mailto URL, or a relative one that stays on the
+    site. Refused: any other scheme (`javascript:`, `data:`, `file:`, `smb:`, and OS protocol
+    handlers such as `ms-msdt:`, CVE-2022-30190), and a network-path reference `//host/share` (RFC
+    3986 section 4.2): a page opened from file:// resolves it to `file://host/share`, which Windows
+    opens over SMB, sending the user's credentials to that host. `url` comes normalized from
+    markdown-it (a backslash, a space or a tab percent-encoded; `<  //host>` stripped to `//host`)."""
+    url = url.strip().lower()
+    scheme = _SCHEME.match(url)
+    if scheme:
+        return scheme.group(1) in LINK_SCHEMES
+    return not url.startswith("//")
+
+
 def renderer(math: Callable[[str, bool], str] = for_site) -> Render:
     """A function from question prose to safe HTML."""
     md = MarkdownIt("commonmark", {"html": False}).disable("image")
+    md.validateLink = safe_link  # type: ignore[method-assign]
     md.inline.ruler.before("escape", "math", _math)
 
     def render_math(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:

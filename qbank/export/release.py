@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import typing
 from collections import Counter
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from qbank import __version__, vocabulary
+from qbank import __version__, source, vocabulary
 from qbank.engine import Report, display_path
 from qbank.export.files import write_atomic
 from qbank.finding import Severity
@@ -200,3 +201,17 @@ def schema_text() -> str:
 
 def write_json(release: Release, out: Path) -> None:
     write_atomic(out, json.dumps(document(release), indent=1, ensure_ascii=False).encode() + b"\n")
+
+
+# How every document write_json makes begins: `format` is the first key, with indent=1.
+MARKER = b'{\n "format": "' + FORMAT.encode() + b'",'
+
+
+def is_export(path: Path) -> bool:
+    """Whether `path` begins as write_json's documents do (so `--out` may replace it). Only the marker's
+    bytes are read: a release is megabytes, and a file that is not one may be anything."""
+    try:
+        head, _ = source.read_regular(path, len(MARKER), getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return False
+    return head == MARKER

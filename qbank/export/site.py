@@ -10,10 +10,16 @@ Text is escaped twice over: Jinja2 autoescapes every field, and prose goes throu
 raw HTML off (qbank.export.markdown); the scripts put text in the page with textContent only; and
 each page's Content-Security-Policy allows scripts from the site's own files only, so even a
 markup slip could not run an inline script. Design notes: research/ecosystem.md §6.
+
+The layout above is the whole of what a build may replace or remove (`in_layout`, derived from the
+names the build writes): a `.qbank-site` manifest line naming anything else is ignored, and a file
+at one of those names is replaced only when the manifest proves it is the last build's
+(qbank.export.files). `preflight` runs before the audit, so a refused `--out` costs no audit.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -23,6 +29,7 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -36,6 +43,7 @@ from qbank.export.release import Release, document
 from qbank.model import Question
 
 ASSETS = ("site.css", "search.js", "question.js")
+INDEX, COVERAGE, INDEX_SCRIPT = "index.html", "coverage.html", "assets/index.js"
 PARALLEL_FROM = 2000  # questions: below this, starting worker processes costs more than it saves
 _ID = re.compile(vocabulary.ID_PATTERN)
 
@@ -46,19 +54,80 @@ class Built:
     files: int
 
 
-def build(release: Release, out: Path, name: str = "qbank study site") -> Built:
-    """Write the site for `release` into `out` (new, empty, or a site qbank wrote before)."""
-    previous = files.previous_files(out)
+def build(
+    release: Release, out: Path, name: str = "qbank study site", previous: files.Previous | None = None
+) -> Built:
+    """Write the site for `release` into `out` (new, empty, or a site qbank wrote before).
+
+    `previous` is what `preflight` found (the CLI runs it before the audit); checked here if not given.
+    Every file this build writes is checked before the first is written: all or nothing refused."""
+    if previous is None:
+        previous = preflight(out)
+    planned = [*static_names(), *_page_names(release)]
+    files.refuse_unproven(out, planned, previous)
     out.mkdir(parents=True, exist_ok=True)
+    try:
+        written = _write_all(release, out, name)
+    except BaseException:
+        files.record_interrupted(out, planned, previous)
+        raise
+    files.finish(out, written, previous)
+    return Built(len(release.entries), len(written))
+
+
+def preflight(out: Path, bank: Path | None = None) -> files.Previous:
+    """What may refuse `out`, checked before any work: a bank or repository there (files.refuse_roots),
+    a folder that is not a site, and a file at a fixed name of the layout (index.html, assets/...)
+    that qbank did not write. Pages of questions are checked by `build`, once the release is known."""
+    files.refuse_roots(out, bank, _folders())
+    previous = files.previous_files(out, in_layout)
+    files.refuse_unproven(out, static_names(), previous)
+    return previous
+
+
+def _write_all(release: Release, out: Path, name: str) -> list[str]:
     site = _site_facts(release, name)
     written = [*_copy_assets(out), *_write_pages(release, out, site)]
     env = _environment()
-    written.append(_write(out, "assets/index.js", _index_script(release)))
-    written.append(_write(out, "index.html", env.get_template("index.html").render(_index(release, site))))
-    coverage = env.get_template("coverage.html").render(_coverage(release, site))
-    written.append(_write(out, "coverage.html", coverage))
-    files.finish(out, written, previous)
-    return Built(len(release.entries), len(written))
+    written.append(_write(out, INDEX_SCRIPT, _index_script(release)))
+    written.append(_write(out, INDEX, env.get_template(INDEX).render(_index(release, site))))
+    written.append(_write(out, COVERAGE, env.get_template(COVERAGE).render(_coverage(release, site))))
+    return written
+
+
+# --- the layout: the names a build writes, and nothing else is ever replaced or removed -------------
+
+
+def page_name(question_id: str) -> str:
+    return f"q/{question_id}.html"
+
+
+def _page_names(release: Release) -> list[str]:
+    for entry in release.entries:
+        if not _ID.fullmatch(entry.id):  # the model guarantees it; a file name must never escape q/
+            raise ValueError(f"question id {entry.id!r} cannot name a page")
+    return [page_name(entry.id) for entry in release.entries]
+
+
+@functools.cache
+def static_names() -> tuple[str, ...]:
+    """The files every build writes, whatever the release: the assets, the index and coverage pages."""
+    return (*(name for name, _ in _assets()), INDEX_SCRIPT, INDEX, COVERAGE)
+
+
+def in_layout(name: str) -> bool:
+    """Whether this writer makes a file called `name` (a manifest line naming anything else is ignored)."""
+    folder, _, file = name.rpartition("/")
+    if folder == "q":
+        stem = file.removesuffix(".html")
+        return _ID.fullmatch(stem) is not None and page_name(stem) == name
+    return name in static_names()
+
+
+def _folders() -> tuple[str, ...]:
+    """The folders of the layout (q/, assets/, assets/katex/ ...)."""
+    parents = {name.rpartition("/")[0] for name in static_names()} | {page_name("x").rpartition("/")[0]}
+    return tuple(sorted(parents - {""}))
 
 
 def _site_facts(release: Release, name: str) -> dict[str, Any]:
@@ -85,15 +154,21 @@ def _write(out: Path, name: str, text: str | bytes) -> str:
 
 
 def _copy_assets(out: Path) -> Iterator[str]:
+    for name, source in _assets():
+        yield _write(out, name, source.read_bytes())
+
+
+def _assets() -> Iterator[tuple[str, Traversable]]:
+    """Each shipped asset: its name in the site and the package file it is copied from."""
     assets = resources.files("qbank.export") / "assets"
     for asset in ASSETS:
-        yield _write(out, f"assets/{asset}", (assets / asset).read_bytes())
+        yield f"assets/{asset}", assets / asset
     katex = assets / "katex"
     for item in sorted(katex.iterdir(), key=lambda p: p.name):
         if item.name.endswith((".js", ".css", "LICENSE")):
-            yield _write(out, f"assets/katex/{item.name}", item.read_bytes())
+            yield f"assets/katex/{item.name}", item
     for font in sorted((katex / "fonts").iterdir(), key=lambda p: p.name):
-        yield _write(out, f"assets/katex/fonts/{font.name}", font.read_bytes())
+        yield f"assets/katex/fonts/{font.name}", font
 
 
 # --- question pages -----------------------------------------------------------------------------
@@ -101,10 +176,7 @@ def _copy_assets(out: Path) -> Iterator[str]:
 
 def _write_pages(release: Release, out: Path, site: dict[str, Any]) -> list[str]:
     """One page per question; across processes for a large bank (rendering markdown dominates)."""
-    ids = [e.id for e in release.entries]
-    for question_id in ids:
-        if not _ID.fullmatch(question_id):  # the model guarantees it; a file name must never escape q/
-            raise ValueError(f"question id {question_id!r} cannot name a page")
+    ids = [e.id for e in release.entries]  # each a valid id: build checked them (_page_names)
     files.real_folder(out / "q", out)
     jobs = [
         (e.question, _neighbour(ids, i, -1), _neighbour(ids, i, 1)) for i, e in enumerate(release.entries)
@@ -142,7 +214,7 @@ def _render_chunk(
             prev=prev,
             next=next_,
         )
-        names.append(_write(out, f"q/{question.id}.html", page))
+        names.append(_write(out, page_name(question.id), page))
     return names
 
 

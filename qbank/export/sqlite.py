@@ -16,12 +16,14 @@ beside the target and renamed into place; the same release gives the same bytes.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from pathlib import Path
 from typing import Any
 
+from qbank import source
 from qbank.export import files
-from qbank.export.release import Release, document
+from qbank.export.release import FORMAT, Release, document
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -63,6 +65,40 @@ CREATE VIRTUAL TABLE questions_fts USING fts5(
   content='questions', content_rowid='rowid', tokenize='porter unicode61'
 );
 """
+
+
+HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every database file (sqlite.org/fileformat.html)
+
+
+def is_export(path: Path) -> bool:
+    """Whether `path` is a database `write` made (so `--out` may replace it): its `meta` table, made
+    by SCHEMA's own statement, says format qbank-release. The file may be anyone's, so it is opened
+    read-only, and only after its header says SQLite; with trusted_schema off, no view or trigger in
+    it runs a function (sqlite.org/security.html, "Untrusted SQLite Database Files"); the two queries
+    read a table and sqlite_master, neither of which runs anything of the file's."""
+    try:
+        head, _ = source.read_regular(path, len(HEADER), getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return False
+    if head != HEADER:
+        return False
+    try:
+        db = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
+        try:
+            return _meta_format(db) == FORMAT
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return False
+
+
+def _meta_format(db: sqlite3.Connection) -> str | None:
+    db.execute("PRAGMA trusted_schema = OFF")
+    made = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'meta'").fetchone()
+    if made != (SCHEMA.strip().split(";")[0],):  # the meta table, as SCHEMA's first statement makes it
+        return None
+    row = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+    return row[0] if row else None
 
 
 def write(release: Release, out: Path) -> None:

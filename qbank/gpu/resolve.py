@@ -62,27 +62,46 @@ def shown(classes: frozenset[int]) -> str:
 
 @dataclass(frozen=True)
 class Evidence:
-    records: tuple[dict[str, Any], ...]
+    records: tuple[dict[str, Any], ...]  # only records that passed every check of evidence-record
     literature: tuple[dict[str, Any], ...]
-    problems: tuple[str, ...]  # unreadable files or lines: reported on every device claim, never skipped
+    problems: tuple[evidence.Problem, ...]  # records not used: the `evidence-record` findings
+    literature_problems: tuple[str, ...] = ()  # an unusable literature file: every claim inconclusive
 
 
 @lru_cache(maxsize=4)
 def load(evidence_dir: Path | None) -> Evidence:
+    """The bank's evidence: records that are well formed and agree with their own outputs (replayed
+    through their probe, qbank/gpu/recheck.py), and a Problem for every file or line that is not
+    one (issue 30, items 5 and 6). Numpy is imported only when there are records to replay."""
     if evidence_dir is None:
         return Evidence((), (), ())
-    records, problems = evidence.read(evidence_dir / "gpu")
-    literature = _literature(evidence_dir / "literature.yaml", problems)
-    return Evidence(tuple(records), literature, tuple(problems))
+    entries, problems = evidence.read(evidence_dir / "gpu")
+    records = []
+    if entries:
+        from qbank.gpu.recheck import contradiction
+
+        for entry in entries:
+            why = contradiction(entry.record)
+            if why:
+                problems.append(evidence.Problem(entry.path, entry.line, 1, why, unreadable=False))
+            else:
+                records.append(entry.record)
+    literature_problems: list[str] = []
+    literature = _literature(evidence_dir / "literature.yaml", literature_problems)
+    return Evidence(tuple(records), literature, tuple(problems), tuple(literature_problems))
 
 
 LITERATURE_KEYS = {"id", "source", "quote", "kind", "dtype", "op_path", "scope", "supports"}
 
 
 def _literature(path: Path, problems: list[str]) -> tuple[dict[str, Any], ...]:
+    if path.is_symlink():  # its text could end up in a YAML error message: never followed
+        problems.append(f"{path}: a symbolic link: not followed")
+        return ()
     if not path.is_file():
         return ()
-    document = source.load_bytes(path.read_bytes(), str(path))
+    data = source.read(path, str(path))  # bounded (source.MAX_BYTES), and never a FIFO
+    document = data if isinstance(data, Finding) else source.load_bytes(data, str(path))
     if isinstance(document, Finding):
         problems.append(f"{path}:{document.line}: {document.message}")
         return ()
@@ -104,8 +123,8 @@ class Resolution:
 def resolve(claim: Any, evidence: Evidence) -> Resolution:
     from qbank.gpu.probes import REGISTRY  # numpy and ml_dtypes; no GPU library
 
-    if evidence.problems:
-        return Resolution("inconclusive", "evidence unreadable: " + "; ".join(evidence.problems[:3]))
+    if evidence.literature_problems:
+        return Resolution("inconclusive", "evidence unreadable: " + "; ".join(evidence.literature_problems))
     probe_id = _probe_id(claim)
     probe = REGISTRY.get(probe_id)
     if probe is None:
@@ -113,6 +132,9 @@ def resolve(claim: Any, evidence: Evidence) -> Resolution:
             "unverified", f"no probe measures this (there is no {probe_id}; see qbank gpu list)"
         )
     scope = scope_classes(claim.device_scope)
+    unknown = _unreadable(evidence, probe_id, scope)
+    if unknown:
+        return Resolution("inconclusive", f"evidence unreadable (see evidence-record): {unknown}")
     mine = [r for r in evidence.records if r["probe_id"] == probe_id]
     in_scope = [r for r in mine if class_number(r["device"].get("device_class", "")) in scope]
     fresh = [r for r in in_scope if r.get("probe_version") == probe.version]
@@ -123,6 +145,18 @@ def resolve(claim: Any, evidence: Evidence) -> Resolution:
             "stale", f"{probe_id} changed since it ran on {_classes_of(in_scope)}; run qbank gpu probe again"
         )
     return Resolution("unverified", _unverified(claim, scope, probe, mine, evidence.literature))
+
+
+def _unreadable(evidence: Evidence, probe_id: str, scope: frozenset[int]) -> str:
+    """The unreadable evidence of this probe from a device class in scope: what it said cannot be
+    known (it may be the newest run), so the claim can be neither confirmed nor refuted. A record
+    that was read but contradicts its own data is only left out (resolve uses the others)."""
+    found = [
+        f"{p.path}:{p.line}: {p.message}"
+        for p in evidence.problems
+        if p.unreadable and p.probe_id == probe_id and class_number(p.device_class) in scope
+    ]
+    return "; ".join(found[:3])
 
 
 def _probe_id(claim: Any) -> str:

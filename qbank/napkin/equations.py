@@ -9,6 +9,9 @@ Tolerance (`qbank explain arithmetic`): each stated value is compared with the e
 last computed expression before it in the chain. `=` accepts the exact value rounded or truncated
 to the stated digits; `≈`, `~` and `= ~x` accept max(one unit in the last stated digit, 5%).
 `->` is a step ("becomes"): it counts as an equation only when both sides agree.
+
+Work is metered (qbank/napkin/meter.py): a line may do LINE_WORK, and the lines of one file
+together FILE_WORK (a `Budget`); past that, the lines left are counted and reported, not checked.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from qbank.napkin import units
@@ -35,6 +38,7 @@ from qbank.napkin.evaluate import (
     unit_of,
 )
 from qbank.napkin.lexer import MAX_TEXT, LimitError, NapkinError, Token, normalise, tokenize
+from qbank.napkin.meter import WorkLimit, charge, metered, spend
 from qbank.napkin.units import Mode
 
 APPROX_SHARE = Fraction(5, 100)
@@ -46,6 +50,15 @@ MAX_LINE = MAX_TEXT
 _APPROX_RELS = {"≈", "≃", "≅", "~"}
 _STEP_RELS = {"->", "→", "=>", "⇒"}
 _STOPS = {".", ":", ";", "!", "?", "|", "<", ">", "≤", "≥", "&", "#", "=", "\\", '"'}
+# Work, in the meter's units (qbank/napkin/meter.py). The costliest kind measured, ordinary lines
+# (`80 GB / 2 TB/s = 40 ms`, read in two modes), takes 25 ns a unit, so a line stops within ~0.13 s
+# and a file's napkin math within ~0.6 s (`benchmarks/cost_bombs.py --rate`). The bank's costliest
+# line needs 7% of LINE_WORK and its costliest file 3% of FILE_WORK (`cost_bombs.py --bank`).
+LINE_WORK = 5_000_000
+FILE_WORK = 20_000_000
+# Finding, reading and comparing terms, besides their arithmetic, per token of a line with math:
+# ordinary lines take ~25 µs a token, all told (`cost_bombs.py --rate`, "plain lines").
+TOKEN = 1_000
 
 
 @dataclass
@@ -67,49 +80,105 @@ class Outcome:
     line: str = ""  # the source line it was found on
 
 
-def check_text(text: str) -> list[Outcome]:
-    """Every relation in a block of napkin-math prose, in order, with its verdict."""
+@dataclass
+class Budget:
+    """The work the napkin math of one file may still do, shared by its fields. Once it is spent,
+    the lines with math that are left are kept here, not checked."""
+
+    left: int = FILE_WORK
+    skipped: list[str] = field(default_factory=list)
+
+    def outcome(self) -> Outcome | None:
+        """The one outcome that says how many lines were not checked, at the first of them."""
+        if not self.skipped:
+            return None
+        n = len(self.skipped)
+        message = f"napkin math in this file exceeds the work budget; {n:,} line{'s' * (n > 1)} not checked"
+        return Outcome("limit", self.skipped[0][:60], message, self.skipped[0])
+
+
+def check_text(text: str, budget: Budget | None = None) -> list[Outcome]:
+    """Every relation in a block of napkin-math prose, in order, with its verdict. Each line is
+    charged to `budget` (none: no limit but each line's own)."""
     outcomes: list[Outcome] = []
     for line in text.splitlines():
-        if len(line) > MAX_LINE:  # checked before the memory below, which would keep such a line
+        if budget is not None and budget.left <= 0:
+            if _has_math(line):
+                budget.skipped.append(line.strip())
+        elif len(line) > MAX_LINE:  # checked before the memory below, which would keep such a line
             message = f"a line of {len(line)} characters is over the limit of {MAX_LINE}"
             outcomes.append(Outcome("limit", line.strip()[:60], message, line.strip()))
         else:
-            outcomes += _line_outcomes(line)
+            found, cost = _line_outcomes(line)
+            outcomes += found
+            if budget is not None:
+                budget.left -= cost
     return outcomes
 
 
-# Lines recur: realistic_solution restates the napkin math, and questions share steps. A line's
-# outcomes are computed once and then shared, which is safe because they are frozen.
-@functools.lru_cache(maxsize=16384)
-def _line_outcomes(line: str) -> tuple[Outcome, ...]:
-    """The outcomes of one source line, each knowing that line; skipped relations left out."""
+def _has_math(line: str) -> bool:
     math = _BULLET.sub("", line)
-    if not _RELATION.search(math) or not _DIGIT.search(math):
-        return ()
+    return bool(_RELATION.search(math) and _DIGIT.search(math))
+
+
+# Lines recur: realistic_solution restates the napkin math, and questions share steps. A line's
+# outcomes are computed once and then shared, which is safe because they are frozen; so is the work
+# they cost, which each file that has the line is charged again, as if it had computed them itself.
+@functools.lru_cache(maxsize=16384)
+def _line_outcomes(line: str) -> tuple[tuple[Outcome, ...], int]:
+    """The outcomes of one source line, each knowing that line (skipped relations left out), and
+    the work they cost."""
+    if not _has_math(line):
+        return (), 0
     shown = line.strip()
-    return tuple(
-        Outcome(o.status, o.text, o.message, shown) for o in _equations(math) if o.status != "skipped"
-    )
+    with metered(LINE_WORK) as meter:
+        found = _equations(_BULLET.sub("", line))
+    outcomes = tuple(Outcome(o.status, o.text, o.message, shown) for o in found if o.status != "skipped")
+    return outcomes, meter.spent
 
 
-def _equations(line: str) -> tuple[Outcome, ...]:
+def _equations(line: str) -> list[Outcome]:
     try:
         text = normalise(line)
         tokens = tokenize(text)
     except LimitError as exc:
-        return (Outcome("limit", line.strip()[:80], str(exc)),)
+        return [Outcome("limit", line.strip()[:80], str(exc))]
     outcomes: list[Outcome] = []
-    for segment in _segments(tokens):
-        for chain, relations in _chains(segment, text):
-            outcomes += _check_chain(chain, relations)
-    return tuple(outcomes)
+    try:
+        spend(TOKEN * len(tokens))
+        for segment in _segments(tokens):
+            for chain, relations in _chains(segment, text):
+                outcomes += _check_chain(chain, relations)
+    except WorkLimit:
+        message = (
+            f"napkin math on this line needs more than {LINE_WORK:,} units of work; the rest not checked"
+        )
+        outcomes.append(Outcome("limit", line.strip()[:80], message))
+    return outcomes
+
+
+def stated(text: str) -> tuple[Fraction, Fraction | None]:
+    """A number written in a claim (`"1e-7"`, `"65,536"`, `"2^-24"`, `"19%"`): its exact value and,
+    when it is a stated value rather than an expression, one unit in its last digit. The work it
+    costs is charged to the current meter, from the memory below or not."""
+    found, cost = _stated(text)
+    spend(cost)
+    if isinstance(found, NapkinError):
+        raise found.with_traceback(None)  # the same object each time: its old traceback would grow
+    return found
 
 
 @functools.lru_cache(maxsize=4096)  # claims state the same few numbers all through a bank (65,536, 2^-24)
-def stated(text: str) -> tuple[Fraction, Fraction | None]:
-    """A number written in a claim (`"1e-7"`, `"65,536"`, `"2^-24"`, `"19%"`): its exact value and,
-    when it is a stated value rather than an expression, one unit in its last digit."""
+def _stated(text: str) -> tuple[tuple[Fraction, Fraction | None] | NapkinError, int]:
+    """A stated number or why it is not one (both kept by the memory), and the work it cost."""
+    with metered(LINE_WORK) as meter:
+        try:
+            return _read_stated(text), meter.spent
+        except NapkinError as exc:
+            return exc, meter.spent
+
+
+def _read_stated(text: str) -> tuple[Fraction, Fraction | None]:
     normal = normalise(text)
     term = _term(tokenize(normal), normal) if text.strip() else None
     if term is None or not term.tokens:
@@ -480,6 +549,8 @@ def _evaluate(term: Term, modes: tuple[Mode, ...]) -> _Value | Outcome:
         return Outcome("unchecked", term.text, f"cannot read {term.text!r}: {term.unreadable}")
     try:
         return _value(term, modes)
+    except WorkLimit:
+        raise  # the line's budget is spent: the line stops here (_equations)
     except UnitError as exc:
         return Outcome("unit-mismatch", term.text, str(exc))
     except LimitError as exc:
@@ -586,6 +657,7 @@ def _compare(
             scales.append((_ONE, b.unit[mode].value or _ONE))
         for scale in scales:
             left, right = _over(x.value, scale[0]), _over(y.value, scale[1])
+            charge(left, right)
             if _agrees(left, right, a, b, mode, scale, approx, x.inexact or y.inexact):
                 return Outcome("ok", shown)
             unit = _over(b.unit[mode].value, scale[1]) if b.unit and b.unit[mode].value else _ONE

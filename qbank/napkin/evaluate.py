@@ -12,7 +12,8 @@ Grammar (precedence low → high):
 
 `sqrt`, `ln`, `log2`, `log10`, `exp` and non-integer powers are computed to 40 digits and marked
 inexact; everything else is exact. Limits (research P14): integer exponents up to 4096, results up
-to 20,000 bits, 300 tokens, 40 levels of parentheses.
+to 20,000 bits (every result: sums and differences too), 300 tokens, 40 levels of parentheses. Each
+operation is charged to the work meter (qbank/napkin/meter.py), which bounds the total.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import Any, NamedTuple
 
 from qbank.napkin import units
 from qbank.napkin.lexer import MAX_EXPONENT, LimitError, NapkinError, Token
+from qbank.napkin.meter import OPERATION, charge, spend
 from qbank.napkin.units import Dims, Mode
 
 MAX_TOKENS = 300
@@ -358,6 +360,7 @@ def mode_dependent(word: str) -> bool:
 
 
 def _binary(op: str, a: Quantity, b: Quantity) -> Quantity:
+    charge(a.value, b.value)
     inexact = a.inexact or b.inexact
     if op == "*" and b.dims is units.NONE and b.value == 1:
         return a
@@ -370,7 +373,9 @@ def _binary(op: str, a: Quantity, b: Quantity) -> Quantity:
     if a.dims != b.dims and a.value != 0 and b.value != 0:
         raise UnitError(a, b, op)
     dims = a.dims if a.value != 0 else b.dims
-    return Quantity(a.value + b.value if op == "+" else a.value - b.value, dims, inexact)
+    # A sum is bounded like a product: 49 terms `1/p^4000`, each inside the limit, summed to ~900,000
+    # bits, and a line of them took 7 s (issue 30). 1/11^4000 + 1/13^4000 already needs 28,000.
+    return _checked(Quantity(a.value + b.value if op == "+" else a.value - b.value, dims, inexact))
 
 
 class UnitError(NapkinError):
@@ -396,6 +401,7 @@ def _power(base: Quantity, exponent: Quantity) -> Quantity:
         bits = (base.value.numerator.bit_length() + base.value.denominator.bit_length()) * abs(int(k))
         if bits > MAX_BITS:
             raise LimitError(f"a power needs more than {MAX_BITS} bits")
+        spend(OPERATION + bits)  # repeated squaring: the last products are about the size of the result
         if base.value == 0 and k < 0:
             raise NapkinError("division by zero")  # 0^-1 is 1/0
         return Quantity(base.value ** int(k), units.power(base.dims, int(k)), base.inexact)
@@ -403,6 +409,7 @@ def _power(base: Quantity, exponent: Quantity) -> Quantity:
         raise NapkinError("a fractional power needs a positive pure number")
     if abs(float(k) * _log10(base.value)) > 1000:
         raise LimitError("a power that large is refused")
+    charge(base.value, k)
     result = _decimal(base.value).ln(_PRECISION) * _decimal(k)
     return Quantity(Fraction(result.exp(_PRECISION)), inexact=True)
 
@@ -418,6 +425,7 @@ def _decimal(x: Fraction) -> Decimal:
 
 
 def _call(name: str, args: list[Quantity]) -> Quantity:
+    charge(*(a.value for a in args))
     if name in ("min", "max"):
         if len({a.dims for a in args}) > 1:
             raise NapkinError(f"{name}() of different units")
@@ -468,6 +476,7 @@ def _exact_sqrt(x: Fraction) -> Fraction | None:
 
 def format_number(x: Fraction) -> str:
     """A value as an author would read it: up to 6 significant digits, exact when short."""
+    charge(x)  # beyond a float, a conversion to Decimal: about 1 ms at 20,000 bits
     if x.denominator == 1 and abs(x.numerator) < 10**15:
         return f"{x.numerator:,}"
     value = float(x) if -_FLOAT_MAX < x < _FLOAT_MAX else math.inf

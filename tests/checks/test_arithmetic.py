@@ -40,3 +40,17 @@ def test_hostile_napkin_math_makes_findings_and_runs_nothing(tmp_path: Path) -> 
     assert elapsed < 1.0
     lines = sorted(f["line"] for f in report["findings"] if f["name"] == "math-limit")
     assert len(set(lines)) == 3  # each finding on its own line
+
+
+def test_the_math_limit_rule_documents_the_work_budgets_the_code_has() -> None:
+    from qbank.napkin import equations, meter
+    from qbank.rules import get
+
+    doc = " ".join(get("math-limit").doc.split())
+    for stated in (
+        f"operands plus {meter.OPERATION},",
+        f"each token of a line with math {equations.TOKEN:,}.",
+        f"One line may do {equations.LINE_WORK:,}",
+        f"one file (both fields) {equations.FILE_WORK:,},",
+    ):
+        assert stated in doc

@@ -104,6 +104,10 @@ PAYLOADS = (
         '<mailto:a@example.invalid?subject="><script>alert(1)</script>>',
         prose='mailto:a@example.invalid?subject="<script>alert(1)</script>>',
     ),
+    # From a file:// page, `//host/share` is file://host/share: Windows opens it over SMB.
+    Payload("[share](//evil.example/share)"),
+    Payload("[share](<  //evil.example/share>)"),
+    Payload("[share](smb://evil.example/share) [run](ms-msdt:/id%20x)"),
 )
 
 PROSE = ("scenario", "question", "options", "realistic_solution", "common_mistake", "napkin_math")
@@ -431,7 +435,7 @@ def _element(e: Element) -> list[str]:
             found.append(f"{name}: an attribute the templates do not make")
         if name == "id" and not IDS.fullmatch(value):
             found.append(f"id {value!r}: not the templates' (DOM clobbering)")
-        if name in URL_ATTRIBUTES and (e.math or scheme(value) not in SCHEMES):
+        if name in URL_ATTRIBUTES and (e.math or scheme(value) not in SCHEMES or network_path(value)):
             found.append(f"{name}={value!r}: a link to run or load")
     attributes = dict(e.attributes)
     if e.tag == "script" and (attributes.get("src") not in SCRIPTS or e.text.strip()):
@@ -449,6 +453,14 @@ def scheme(url: str) -> str:
     cleaned = re.sub(r"[\t\n\r]", "", url).lstrip("".join(map(chr, range(0x21))))
     match = re.match(r"([A-Za-z][A-Za-z0-9+.-]*):", cleaned)
     return match.group(1).lower() if match else ""
+
+
+def network_path(url: str) -> bool:
+    """`//host/...` (or with backslashes, which a browser reads as slashes in a file: or http URL):
+    relative to a file:// page, a path on another machine (WHATWG URL standard, "special authority
+    slashes" state)."""
+    cleaned = re.sub(r"[\t\n\r]", "", url).lstrip("".join(map(chr, range(0x21))))
+    return re.match(r"[/\\]{2}", cleaned) is not None
 
 
 # --- a page without a browser -------------------------------------------------------------------

@@ -70,3 +70,12 @@ def test_same_release_same_bytes_with_source_date_epoch(
     anki.write(chosen, tmp_path / "b.apkg")
     assert (tmp_path / "a.apkg").read_bytes() == (tmp_path / "b.apkg").read_bytes()
     assert zipfile.ZipFile(tmp_path / "a.apkg").namelist() == ["collection.anki2", "media"]
+
+
+def test_only_a_deck_it_wrote_counts_as_an_earlier_export(tmp_path: Path, bank: Path) -> None:
+    anki.write(release_of(bank), tmp_path / "ours.apkg")
+    assert anki.is_export(tmp_path / "ours.apkg")
+    with zipfile.ZipFile(tmp_path / "theirs.apkg", "w") as theirs:
+        theirs.writestr("collection.anki2", b"someone's deck")
+    (tmp_path / "notes.apkg").write_text("not a zip")
+    assert not anki.is_export(tmp_path / "theirs.apkg") and not anki.is_export(tmp_path / "notes.apkg")

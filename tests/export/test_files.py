@@ -11,10 +11,16 @@ from qbank.export import files
 from tests.conftest import run_cli
 
 
+def _any(name: str) -> bool:
+    """A layout that owns every name, so that these tests see only the path and digest rules
+    (the site's own layout: tests/test_hostile_site.py)."""
+    return True
+
+
 def test_a_new_or_empty_folder_has_no_previous_files(tmp_path: Path) -> None:
-    assert files.previous_files(tmp_path / "new") == {}
+    assert files.previous_files(tmp_path / "new", _any) == files.Previous({})
     (tmp_path / "empty").mkdir()
-    assert files.previous_files(tmp_path / "empty") == {}
+    assert files.previous_files(tmp_path / "empty", _any) == files.Previous({})
 
 
 @pytest.mark.parametrize("content", ["a file", "a folder with someone's files", "a link", "a dangling link"])
@@ -29,18 +35,18 @@ def test_anything_else_is_refused(tmp_path: Path, content: str) -> None:
         (tmp_path / "empty").mkdir()
         out.symlink_to(tmp_path / ("empty" if content == "a link" else "missing"))
     with pytest.raises(files.OutputError):
-        files.previous_files(out)
+        files.previous_files(out, _any)
 
 
 def test_a_manifest_that_is_not_text_is_refused(tmp_path: Path) -> None:
     (tmp_path / files.MANIFEST).write_bytes(b"\xff\xfe not utf-8")
     with pytest.raises(files.OutputError, match="not a manifest qbank wrote"):
-        files.previous_files(tmp_path)
+        files.previous_files(tmp_path, _any)
 
 
 def _export(out: Path, pages: dict[str, str]) -> None:
     """What site.build does with the files it writes."""
-    previous = files.previous_files(out)
+    previous = files.previous_files(out, _any)
     for name, text in pages.items():
         files.write_atomic(files.real_folder((out / name).parent, out) / Path(name).name, text.encode())
     files.finish(out, list(pages), previous)
@@ -57,11 +63,11 @@ def _forge(out: Path, names: list[str], target: Path) -> None:
 def test_a_new_export_removes_only_the_stale_files_it_wrote(tmp_path: Path) -> None:
     out = tmp_path / "out"
     _export(out, {"old.html": "old", "q/gone.html": "gone", "new.html": "new"})
-    assert files.previous_files(out).keys() == {"old.html", "q/gone.html", "new.html"}
+    assert files.previous_files(out, _any).recorded.keys() == {"old.html", "q/gone.html", "new.html"}
     (out / "notes.txt").write_text("mine")  # added after the export
     _export(out, {"new.html": "newer"})
     assert sorted(p.name for p in out.rglob("*") if p.is_file()) == [files.MANIFEST, "new.html", "notes.txt"]
-    assert files.previous_files(out).keys() == {"new.html"}
+    assert files.previous_files(out, _any).recorded.keys() == {"new.html"}
 
 
 def test_a_stale_file_someone_changed_is_kept(tmp_path: Path) -> None:
@@ -98,7 +104,7 @@ def test_a_manifest_naming_itself_keeps_the_new_manifest(tmp_path: Path) -> None
     _export(out, {"index.html": "index"})
     _forge(out, [files.MANIFEST, f"./{files.MANIFEST}"], out / files.MANIFEST)
     _export(out, {"index.html": "index"})
-    assert files.previous_files(out).keys() == {"index.html"}
+    assert files.previous_files(out, _any).recorded.keys() == {"index.html"}
 
 
 def test_a_folder_below_a_linked_folder_is_refused(tmp_path: Path) -> None:
@@ -161,3 +167,28 @@ def test_write_atomic_leaves_the_old_file_when_it_fails(
     with pytest.raises(OSError, match="disk full"):
         files.write_atomic(target, b"new")
     assert target.read_bytes() == b"old" and [p.name for p in tmp_path.iterdir()] == ["page.html"]
+
+
+@pytest.mark.parametrize("marker", files.ROOT_MARKERS)
+@pytest.mark.parametrize("folder", [".", "q", "assets/katex"])
+def test_a_root_marker_in_the_output_or_a_folder_of_it_is_refused(
+    tmp_path: Path, marker: str, folder: str
+) -> None:
+    """A site folder with a repository or a bank in it, or in a folder the site writes into."""
+    (tmp_path / folder / marker).mkdir(parents=True)
+    with pytest.raises(files.OutputError, match=f"holds {marker}"):
+        files.refuse_roots(tmp_path, None, ["q", "assets", "assets/katex"])
+    (tmp_path / "fresh").mkdir()
+    files.refuse_roots(tmp_path / "fresh", None, ["q"])  # a folder of its own is fine
+
+
+def test_a_file_larger_than_is_held_in_memory_is_proven_as_a_stream(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _export(tmp_path / "out", {"index.html": "x" * 100})
+    previous = files.previous_files(tmp_path / "out", _any)
+    monkeypatch.setattr(files, "HELD", 7)
+    files.refuse_unproven(tmp_path / "out", ["index.html"], previous)  # proven: no error
+    (tmp_path / "out" / "index.html").write_text("y" * 100)
+    with pytest.raises(files.OutputError, match="changed since qbank wrote it"):
+        files.refuse_unproven(tmp_path / "out", ["index.html"], previous)

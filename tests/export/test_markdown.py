@@ -67,3 +67,34 @@ def test_section_markers_start_new_blocks() -> None:
     assert html.count("<ul>") == 2 and "<p><strong>Calculations:</strong></p>" in html
     mistake = render("**The Pitfall:** a\n**The Rationale:** b")
     assert mistake.count("<p>") == 2
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[share](//evil.example/share)",  # a network path from a file:// page (SMB on Windows)
+        "[share](<  //evil.example/share>)",
+        "[share](\t//evil.example/share)",
+        "[share][s]\n\n[s]: //evil.example/share",
+        "<smb://evil.example/share>",
+        "[run](ms-msdt:/id%20PCWDiagnostic)",  # CVE-2022-30190
+        "[x](file:///etc/passwd) [y](vbscript:msgbox)",
+    ],
+)
+def test_links_that_leave_the_site_stay_text(text: str) -> None:
+    html = render(text)
+    assert "<a " not in html and "href" not in html
+
+
+@pytest.mark.parametrize(
+    ("text", "href"),
+    [
+        ("[docs](https://example.com/a)", "https://example.com/a"),
+        ("<mailto:a@example.com>", "mailto:a@example.com"),
+        ("[next](q/cloud-202611-e001.html)", "q/cloud-202611-e001.html"),
+        ("[up](#answer)", "#answer"),
+        ("[odd](/\\\\evil.example/share)", "/%5Cevil.example/share"),  # one slash and an escaped backslash
+    ],
+)
+def test_web_mail_and_site_links_are_kept(text: str, href: str) -> None:
+    assert f'<a href="{href}">' in render(text)

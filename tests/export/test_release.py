@@ -57,3 +57,12 @@ def test_schema_rejects_a_document_that_drifts(bank: Path, tmp_path: Path) -> No
     doc["questions"][0]["status"] = "published"  # not a released field
     schema = json.loads(release.schema_text())
     assert not jsonschema.Draft202012Validator(schema).is_valid(doc)
+
+
+def test_only_a_document_it_wrote_counts_as_an_earlier_export(tmp_path: Path, bank: Path) -> None:
+    ours, compact, other = tmp_path / "ours.json", tmp_path / "compact.json", tmp_path / "other.json"
+    release.write_json(release_of(bank), ours)
+    assert release.is_export(ours)
+    compact.write_text(json.dumps(json.loads(ours.read_text(encoding="utf-8"))), encoding="utf-8")
+    other.write_text('{\n "format": "qbank-release-notes",\n}', encoding="utf-8")
+    assert not any(release.is_export(p) for p in (compact, other, tmp_path / "missing.json"))

@@ -263,3 +263,50 @@ def test_a_question_id_cannot_name_a_page_outside_q(tmp_path: Path, bank: Path) 
     with pytest.raises(ValueError, match="cannot name a page"):
         site.build(type(chosen)((entry,), chosen.topic_groups, {}), tmp_path / "site")
     assert not (tmp_path / "escaped.html").exists()
+
+
+# --- the layout, and what an interrupted build leaves (tests/test_hostile_site.py: the attacks) ----
+
+
+def test_the_layout_is_exactly_what_a_build_writes(built: Path) -> None:
+    written = sorted(str(p.relative_to(built)) for p in built.rglob("*") if p.is_file())
+    written.remove(files.MANIFEST)
+    assert written == sorted([*site.static_names(), *(site.page_name(i) for i in RELEASED)])
+    assert all(site.in_layout(name) for name in written)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "NOTES.md",
+        "./index.html",
+        "q/../index.html",
+        "q/sub/cloud-202611-e000.html",
+        "q/Cloud.html",
+        "q/cloud-202611-e000.htm",
+        "assets/katex/fonts/evil.woff2",
+        "/index.html",
+        files.MANIFEST,
+    ],
+)
+def test_names_outside_the_layout(name: str) -> None:
+    assert not site.in_layout(name)
+
+
+def test_an_interrupted_build_can_be_built_again(
+    tmp_path: Path, bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C after the pages were written: the manifest records them, so the next build proves
+    them its own instead of refusing the folder as someone else's."""
+    out, chosen = tmp_path / "site", release_of(bank)
+
+    def interrupted(release: object) -> str:
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(site, "_index_script", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            site.build(chosen, out)
+    assert (out / "q" / f"{RELEASED[0]}.html").exists() and not (out / "index.html").exists()
+    site.build(chosen, out)
+    assert (out / "index.html").exists()

@@ -41,3 +41,20 @@ def test_same_release_same_bytes(tmp_path: Path, bank: Path) -> None:
     sqlite.write(chosen, tmp_path / "b.sqlite")
     assert (tmp_path / "a.sqlite").read_bytes() == (tmp_path / "b.sqlite").read_bytes()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.sqlite", "b.sqlite"]  # no temporary file left
+
+
+def test_only_a_database_it_wrote_counts_as_an_earlier_export(tmp_path: Path, bank: Path) -> None:
+    ours = tmp_path / "ours.sqlite"
+    sqlite.write(release_of(bank), ours)
+    assert sqlite.is_export(ours)
+    view, other, text = tmp_path / "view.sqlite", tmp_path / "other.sqlite", tmp_path / "notes.sqlite"
+    db = sqlite3.connect(view)  # says the right format, through a view rather than the table
+    db.execute("CREATE VIEW meta AS SELECT 'format' AS key, 'qbank-release' AS value")
+    db.close()
+    db = sqlite3.connect(other)  # someone's own table called meta
+    db.execute("CREATE TABLE meta (key, value)")
+    db.execute("INSERT INTO meta VALUES ('format', 'qbank-release')")
+    db.commit()
+    db.close()
+    text.write_text("SQLite format 3 is a file format\n")
+    assert not any(sqlite.is_export(p) for p in (view, other, text, tmp_path / "missing.sqlite"))

@@ -24,9 +24,10 @@ from pydantic import BaseModel
 
 from qbank.model import Question
 from qbank.napkin import units
-from qbank.napkin.evaluate import FUNCTIONS
+from qbank.napkin.evaluate import FUNCTIONS, MAX_BITS
+from qbank.napkin.lexer import MAX_EXPONENT
 from qbank.taxonomy import BankSchema, load_bank_schema
-from tests.fuzz.targets import DEFAULT_FILE, REPO, placed, real_math_lines, seed_files
+from tests.fuzz.targets import DEFAULT_FILE, EVIDENCE, REPO, placed, real_math_lines, seed_files
 
 # --- the pieces ---------------------------------------------------------------------------------
 
@@ -464,3 +465,293 @@ def file_bytes() -> st.SearchStrategy[bytes]:
         yaml_text().map(lambda text: text.encode("utf-8", "surrogatepass")),
         st.binary(max_size=200),
     )
+
+
+# --- file names ---------------------------------------------------------------------------------
+
+# What a committed file name can carry into a log: workflow commands of a GitHub runner (`::` at a
+# line's start, legacy `##[` anywhere), line breaks to start such a line, terminal escapes.
+NAME_PIECES = [
+    *("::", "::error file=README.md,line=1::", "::add-mask::", "::stop-commands::x", "##[", "##[warning]"),
+    *("\n", "\r", "\r\n", " ", "%", "%0A", ":", ",", "#", "?", "/", "\\", "\x1b]0;t\x07", "\x1b[2J"),
+]
+
+
+@cache
+def file_names() -> st.SearchStrategy[str]:
+    """A file name as os.fsdecode gives it: workflow-command pieces, hostile characters, and bytes
+    that are not UTF-8 (as lone surrogates, PEP 383)."""
+    undecodable = st.sampled_from([chr(0xDC00 + b) for b in (0x80, 0xC0, 0xE9, 0xFF)])
+    pieces = st.one_of(
+        st.sampled_from(NAME_PIECES), st.sampled_from(HOSTILE_CHARS), undecodable, st.text(max_size=5)
+    )
+    return st.lists(pieces, min_size=1, max_size=8).map(lambda parts: "".join(parts) + ".yaml")
+
+
+# --- sums of huge fractions (napkin lines and claim values) ---------------------------------
+
+# Odd bases: no power of two, so no term's denominator divides another's and every sum grows.
+ODD_BASES = [3, 5, 7, 9, 11, 13, 15, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 97, 101, 127, 251, 1009]
+
+
+@st.composite
+def huge_fraction_terms(draw: st.DrawFn) -> str:
+    """`1/p^k`, k within 3% of the most the size limit allows for p (and at most 4096)."""
+    p = draw(st.sampled_from(ODD_BASES))
+    most = min(MAX_EXPONENT, MAX_BITS // (p.bit_length() + 1))
+    k = draw(st.integers(max(1, most - most // 32), most))
+    return f"{draw(st.sampled_from(['1', '2', '7']))}/{p}^{k}"
+
+
+@st.composite
+def fraction_sums(draw: st.DrawFn, max_terms: int = 60, max_size: int | None = None) -> str:
+    """2 to `max_terms` huge terms joined by + or - (a sum, not a product: sums were never bounded);
+    cut to `max_size` characters at a term's end, for a claim's 200-character numbers."""
+    terms = draw(st.lists(huge_fraction_terms(), min_size=2, max_size=max_terms))
+    text = terms[0]
+    for term in terms[1:]:
+        joined = f"{text} {draw(st.sampled_from(['+', '-']))} {term}"
+        if max_size is not None and len(joined) > max_size:
+            break
+        text = joined
+    return text
+
+
+@cache
+def fraction_sum_lines() -> st.SearchStrategy[str]:
+    """Napkin lines of such sums: one chain, or several (`, `) to fill a line, stated as 0, 1 or ~0."""
+    chain = st.tuples(fraction_sums(), st.sampled_from(["= 1", "= 0", "≈ 0", "= 2^-4000"])).map(" ".join)
+    return st.lists(chain, min_size=1, max_size=8).map(lambda chains: "- " + ", ".join(chains))
+
+
+@cache
+def fraction_sum_claims() -> st.SearchStrategy[str]:
+    """A `verify:` block of 1 to 40 cast claims whose value (<= 200 characters) is such a sum."""
+    claim = st.tuples(fraction_sums(max_size=200), st.sampled_from(["bfloat16", "float16", "float32"])).map(
+        lambda t: f'  - {{kind: cast, claim: "c", dtype: {t[1]}, value: "{t[0]}", expect: "0"}}\n'
+    )
+    return st.lists(claim, min_size=1, max_size=40).map(lambda claims: "verify:\n" + "".join(claims))
+
+
+# --- forged audit caches -----------------------------------------------------------------------
+
+TABLES = ("files", "stats", "search")
+COLUMNS = (
+    "key",
+    "findings",
+    "equations",
+    "checked",
+    "failed",
+    "path",
+    "question_id",
+    "tombstone",
+    "id_line",
+    "id_column",
+    "scenario_line",
+    "scenario_column",
+    "shingles",
+    "signature",
+)
+_NAMES = st.sampled_from([*TABLES, "kept", "notes", "sqlite_stat9", "x"])
+_VALUES = st.sampled_from(
+    ["'[]'", "NULL", "0", "-1", "x'00'", '\'[["a",1,1,"QB001","x","error","m",null]]\'']
+)
+
+
+@st.composite
+def _trigger(draw: st.DrawFn) -> str:
+    table = draw(st.sampled_from(TABLES))
+    when = draw(st.sampled_from(["AFTER", "BEFORE"]))
+    event = draw(st.sampled_from(["INSERT", "UPDATE", "DELETE"]))
+    row = "new" if event != "DELETE" else "old"
+    body = draw(
+        st.sampled_from(
+            [
+                f"UPDATE files SET findings = {draw(_VALUES)} WHERE key = {row}.key;",
+                f"DELETE FROM {draw(st.sampled_from(TABLES))};",
+                f"UPDATE stats SET key = {draw(_VALUES)};",
+                "SELECT RAISE(IGNORE);",
+                "SELECT RAISE(ABORT, 'forged');",
+            ]
+        )
+    )
+    if table == "search" and "key =" in body:
+        body = "DELETE FROM search;"
+    return f"CREATE TRIGGER t{draw(st.integers(0, 99))} {when} {event} ON {table} BEGIN {body} END;"
+
+
+@st.composite
+def _view_in_a_tables_place(draw: st.DrawFn) -> str:
+    """A view named like a table, over the real one renamed, with an INSTEAD OF trigger that keeps
+    what qbank writes without its findings."""
+    table = draw(st.sampled_from(TABLES))
+    script = f"ALTER TABLE {table} RENAME TO kept; CREATE VIEW {table} AS SELECT * FROM kept;"
+    if table == "files":
+        values = ", ".join("'[]'" if c == "findings" else f"new.{c}" for c in COLUMNS)
+        script += f"CREATE TRIGGER hide INSTEAD OF INSERT ON files BEGIN INSERT OR REPLACE INTO kept VALUES ({values}); END;"
+    return script
+
+
+@st.composite
+def _other_columns(draw: st.DrawFn) -> str:
+    table = draw(st.sampled_from(TABLES))
+    columns = draw(
+        st.lists(
+            st.sampled_from([*COLUMNS, "status", "keys", "pairs", "id", "extra"]), min_size=1, unique=True
+        )
+    )
+    kinds = [
+        draw(st.sampled_from(["", " BLOB", " TEXT PRIMARY KEY", " INTEGER DEFAULT 0", " TEXT CHECK (0)"]))
+        for _ in columns
+    ]
+    body = ", ".join(f"{c}{k}" for c, k in zip(columns, kinds, strict=True))
+    return f"DROP TABLE {table}; CREATE TABLE {table} ({body});"
+
+
+SCHEMA_OBJECTS = st.one_of(
+    _trigger(),
+    _view_in_a_tables_place(),
+    _other_columns(),
+    st.builds("CREATE TABLE {} (a, b);".format, _NAMES),
+    st.builds("CREATE VIEW {} AS SELECT 1 AS key;".format, _NAMES),
+    st.builds("CREATE VIRTUAL TABLE {} USING fts4(text);".format, _NAMES),
+    st.builds("CREATE VIRTUAL TABLE {} USING rtree(id, a, b);".format, _NAMES),
+    st.builds("CREATE INDEX i{} ON files (findings);".format, st.integers(0, 9)),
+    st.builds("PRAGMA user_version = {};".format, st.integers(-(2**31), 2**31 - 1)),
+    st.builds(
+        "INSERT INTO files (key, findings) VALUES (x'{}', {});".format,
+        st.binary(min_size=1, max_size=24).map(bytes.hex),
+        _VALUES,
+    ),
+    st.just("INSERT INTO search VALUES (0, x'0102', 'not json');"),
+)
+LINK_PLACES = ("database", "folder", "banks", "qbank")
+
+
+@st.composite
+def forged_caches(draw: st.DrawFn) -> dict[str, Any]:
+    """What sits where qbank keeps a bank's cache: a database (qbank's own, empty, or an old format)
+    plus schema objects and rows, or bytes, or a link or a FIFO on the way to it."""
+    kind = draw(st.sampled_from(["schema", "schema", "schema", "bytes", "link", "fifo"]))
+    if kind == "bytes":
+        header = draw(st.sampled_from([b"", b"SQLite format 3\x00"]))
+        return {"kind": kind, "bytes": header + draw(st.binary(max_size=8192))}
+    if kind == "link":
+        return {"kind": kind, "place": draw(st.sampled_from(LINK_PLACES)), "dangling": draw(st.booleans())}
+    if kind == "fifo":
+        return {"kind": kind}
+    base = draw(st.sampled_from(["ours", "ours", "empty", "format-1"]))
+    return {"kind": kind, "base": base, "script": draw(st.lists(SCHEMA_OBJECTS, min_size=1, max_size=6))}
+
+
+# --- forged evidence records --------------------------------------------------------------------
+
+
+@cache
+def committed_records() -> tuple[tuple[str, str], ...]:
+    """(relative path, newest line) of every committed evidence file."""
+    found = []
+    for file in sorted(EVIDENCE.glob("*/*.jsonl")):
+        line = file.read_text(encoding="utf-8").splitlines()[-1]
+        found.append((file.relative_to(EVIDENCE).as_posix(), line))
+    return tuple(found)
+
+
+_WRONG_TYPES = st.sampled_from(
+    [None, True, 0, -1, 2**64, 1.5, "", "x" * 300, "\u202e\x1b[2J", [], [1], {}, {"a": None}]
+)
+_FIELDS = [
+    "schema",
+    "probe_id",
+    "probe_version",
+    "verdict",
+    "device",
+    "timestamp_utc",
+    "cases",
+    "control_cases",
+    "controls",
+    "libs",
+    "settings",
+    "op_path",
+    "backend",
+    "kind",
+]
+_VERDICTS = ["preserve", "flush", "mixed", "inconclusive", "float32", "float16", "nan", "saturate"]
+
+
+def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every path into a JSON value (keys and list indices)."""
+    found = [prefix] if prefix else []
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            found += _paths(inner, (*prefix, key))
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            found += _paths(inner, (*prefix, index))
+    return found
+
+
+def _set(record: dict[str, Any], path: tuple[Any, ...], value: Any) -> None:
+    target: Any = record
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+
+
+@st.composite
+def _mutated_record(draw: st.DrawFn, record: dict[str, Any]) -> dict[str, Any]:
+    """One edit a forger (or a broken tool) would make to a parsed record."""
+    kind = draw(st.sampled_from(["type", "verdict", "field", "newer", "drop"]))
+    if kind == "type":
+        _set(record, draw(st.sampled_from(_paths(record))), draw(_WRONG_TYPES))
+    elif kind == "verdict":
+        record["verdict"] = draw(st.sampled_from(_VERDICTS))
+    elif kind == "field":  # a derived or measured field of one case edited to another bit pattern
+        cases = [p for p in _paths(record) if p[0] in ("cases", "control_cases") and len(p) == 3]
+        if cases:
+            path = draw(st.sampled_from(cases))
+            _set(
+                record, path, draw(st.sampled_from(["0x0000", "0x0001", "0x8000", "ieee", "flushed", "0x7f"]))
+            )
+    elif kind == "newer":
+        record["timestamp_utc"] = "2099-01-01T00:00:00Z"
+    else:
+        record.pop(draw(st.sampled_from(_FIELDS)), None)
+    return record
+
+
+@st.composite
+def _mutated_line(draw: st.DrawFn, line: bytes) -> bytes:
+    """Byte-level damage: a bomb or broken bytes where JSON parsing used to crash."""
+    depth = draw(st.sampled_from([17, 1000, 100_000]))
+    kind = draw(st.sampled_from(["deep", "digits", "bytes", "cut", "nan", "none"]))
+    if kind == "deep":
+        at = draw(st.integers(0, len(line)))
+        return line[:at] + b"[" * depth + b"]" * depth + line[at:]
+    if kind == "digits":
+        return line.replace(
+            b'"sm_count": 132', b'"sm_count": ' + b"9" * draw(st.sampled_from([21, 4301, 5000]))
+        )
+    if kind == "bytes":
+        at = draw(st.integers(0, len(line)))
+        return (
+            line[:at]
+            + draw(st.sampled_from([b"\xff", b"\xc3", b"\xed\xa0\x80", b"\x00", b"\xe2\x80\xa8"]))
+            + line[at:]
+        )
+    if kind == "cut":
+        return line[: draw(st.integers(0, len(line)))]
+    if kind == "nan":
+        return line.replace(b'"sm_count": 132', b'"sm_count": NaN')
+    return line
+
+
+@st.composite
+def forged_evidence(draw: st.DrawFn) -> tuple[str, bytes]:
+    """(path under evidence/gpu, the line to append): a committed record, mutated."""
+    where, text = draw(st.sampled_from(committed_records()))
+    record = json.loads(text)
+    for _ in range(draw(st.integers(1, 3))):
+        record = draw(_mutated_record(record))
+    line = json.dumps(record, sort_keys=True).encode()
+    return where, draw(_mutated_line(line))

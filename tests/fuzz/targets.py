@@ -13,21 +13,36 @@ imports neither.
 from __future__ import annotations
 
 import contextlib
+import json
+import os
+import re
+import shutil
 import signal
+import sqlite3
+import tempfile
 import threading
+import urllib.parse
 from collections.abc import Iterator
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
+from typing import Any
 
-from qbank import engine, rules, source
+from qbank import cache as audit_cache
+from qbank import engine, reporters, rules, source
+from qbank.checks.arithmetic import MathTally
+from qbank.checks.text import HIDDEN
 from qbank.finding import Finding, Severity
+from qbank.gpu import evidence, resolve
+from qbank.gpu.recheck import contradiction  # bound here: the oracle stays itself when a test patches qbank's
 from qbank.napkin import equations, evaluate, lexer
+from qbank.napkin.meter import metered
 from qbank.taxonomy import load_bank_schema
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "tests" / "examples"
 QUESTIONS = REPO / "questions"
+EVIDENCE = REPO / "evidence" / "gpu"
 # Where a fuzzed file claims to live: the place the valid examples' id, track and area point to.
 DEFAULT_FILE = QUESTIONS / "cloud" / "precision" / "cloud-202611-e000.yaml"
 OUTCOME_STATUSES = {"ok", "arithmetic", "unit-mismatch", "unchecked", "limit"}
@@ -199,3 +214,186 @@ def check_stated(text: str) -> None:
     assert isinstance(value, Fraction), value
     assert quantum is None or quantum >= 0, (text, quantum)
     equations.agrees(value, text)
+
+
+def check_output(path: str, message: str) -> None:
+    """Every output format, for a finding whose file name and message are hostile: no line commands
+    a GitHub runner (`::` at a line's start but the github format's own annotation, `##[` anywhere)
+    or a terminal; the JSON and SARIF read back to the same name."""
+    finding = rules.get("yaml-tag").finding(path, 1, 1, message)
+    summary = engine.Summary(1, 0, 1, 0, 0, "schema", MathTally())
+    report = engine.Report([finding], summary)
+    for name, format_report in reporters.FORMATS.items():
+        output = format_report(report)
+        commands = [line for line in output.split("\n") if line.lstrip().startswith("::")]
+        assert len(commands) == (1 if name == "github" else 0), (name, output)
+        assert "##[" not in output and not _UNSEEN.search(output.replace("\n", "")), (name, output)
+    assert json.loads(reporters.as_json(report))["findings"][0]["path"] == path
+    sarif = json.loads(reporters.sarif(report))["runs"][0]["results"][0]
+    uri = sarif["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    named = urllib.parse.unquote_to_bytes(uri.removeprefix("file://"))
+    assert named == path.encode("utf-8", "surrogateescape"), (uri, path)  # the name's bytes, PEP 383
+
+
+_UNSEEN = re.compile(f"{HIDDEN.pattern}|[\ud800-\udfff]")
+
+
+# --- the work meter ----------------------------------------------------------------------------
+
+
+def check_math_cost(text: str) -> list[equations.Outcome]:
+    """Napkin math is metered: each line's work stays within LINE_WORK plus the one charge that
+    crossed it (its tokens, or one operation: ~41,000 bits of operands plus 64), a line that reached
+    the limit says so with a `limit` outcome, and a file's lines stop at its budget (overshot by at
+    most one line) with one outcome that counts the rest."""
+    most = equations.LINE_WORK + max(equations.TOKEN * equations.MAX_LINE, 64 + 41_000)
+    budget = equations.Budget()
+    outcomes = equations.check_text(text, budget)
+    for line in text.splitlines():
+        if len(line) > equations.MAX_LINE:
+            continue
+        found, cost = equations._line_outcomes(line)
+        assert cost <= most, (line[:80], cost)
+        if cost > equations.LINE_WORK:
+            assert found and found[-1].status == "limit", (line[:80], found[-1:])
+    assert budget.left >= -most
+    summary = budget.outcome()
+    assert (summary is None) == (not budget.skipped)
+    return outcomes
+
+
+def check_stated_cost(text: str) -> None:
+    """A claim's number costs the same from the memory as the first time, and stays metered."""
+    costs = []
+    for _ in range(2):
+        with metered(10**12) as meter, contextlib.suppress(lexer.NapkinError):
+            equations.stated(text)
+        costs.append(meter.spent)
+    assert costs[0] == costs[1] <= equations.LINE_WORK + 50_000, (text[:80], costs)
+
+
+# --- forged audit caches -----------------------------------------------------------------------
+
+
+_KEEP: list[tempfile.TemporaryDirectory[str]] = []
+
+
+@cache
+def cache_bank() -> tuple[Path, engine.Report]:
+    """A small bank (this repository's schema, four questions, one file that does not parse) and its
+    uncached audit: what every cached audit over a forged cache must report."""
+    home = tempfile.TemporaryDirectory(prefix="qbank-fuzz-cache-")  # removed when the process ends
+    _KEEP.append(home)
+    root = Path(home.name) / "bank"
+    shutil.copytree(REPO / "schema", root / "schema")
+    for question in sorted((REPO / "questions").rglob("*.yaml"))[:4]:
+        target = root / question.relative_to(REPO)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(question, target)
+    broken = root / "questions" / "cloud" / "compute" / "cloud-202611-0bad.yaml"
+    broken.parent.mkdir(parents=True, exist_ok=True)
+    broken.write_text("id: [unclosed\n", encoding="utf-8")
+    return root, engine.audit(engine.Settings(cache=False), root)
+
+
+@contextlib.contextmanager
+def _own_cache_home() -> Iterator[Path]:
+    """A fresh XDG_CACHE_HOME for one input, and a folder outside it where links point."""
+    old = os.environ.get("XDG_CACHE_HOME")
+    with tempfile.TemporaryDirectory(prefix="qbank-fuzz-xdg-") as home:
+        os.environ["XDG_CACHE_HOME"] = str(Path(home) / "cache")
+        (Path(home) / "outside").mkdir()
+        try:
+            yield Path(home)
+        finally:
+            if old is None:
+                os.environ.pop("XDG_CACHE_HOME", None)
+            else:
+                os.environ["XDG_CACHE_HOME"] = old
+
+
+def _plant(forgery: dict[str, Any], bank: Path, outside: Path) -> Path:
+    """Put the forgery where qbank keeps this bank's cache; the database's path."""
+    database = audit_cache.folder_of(bank) / "audit.sqlite3"
+    database.parent.mkdir(parents=True, mode=0o700)
+    kind = forgery["kind"]
+    if kind == "bytes":
+        database.write_bytes(forgery["bytes"])
+    elif kind == "fifo":
+        os.mkfifo(database)
+    elif kind == "link":
+        place = {
+            "database": database,
+            "folder": database.parent,
+            "banks": database.parents[1],
+            "qbank": database.parents[2],
+        }[forgery["place"]]
+        if place != database:
+            shutil.rmtree(place)
+        target = outside / "gone" if forgery["dangling"] else outside
+        place.symlink_to(target, target_is_directory=place != database)
+    else:
+        _forge_database(database, forgery["base"], forgery["script"])
+    return database
+
+
+def _forge_database(database: Path, base: str, script: list[str]) -> None:
+    db = sqlite3.connect(database)
+    try:
+        if base == "ours":
+            db.executescript(f"{audit_cache._TABLES} PRAGMA user_version = {audit_cache.FORMAT};")
+        elif base == "format-1":
+            db.execute("CREATE TABLE files (key BLOB PRIMARY KEY, entry TEXT, shingles BLOB)")
+        for statement in script:  # each as far as SQLite takes it: the forgery is what it kept
+            with contextlib.suppress(sqlite3.Error):
+                db.executescript(statement)
+    finally:
+        db.close()
+
+
+def check_forged_cache(forgery: dict[str, Any]) -> None:
+    bank, uncached = cache_bank()
+    with _own_cache_home() as home:
+        outside = home / "outside"
+        database = _plant(forgery, bank, outside)
+        for _ in range(2):  # the second reads what the first wrote
+            report = engine.audit(engine.Settings(cache=True), bank)
+            assert (report.findings, report.summary) == (uncached.findings, uncached.summary), forgery
+        assert list(outside.iterdir()) == [], forgery  # nothing written through a link
+        off = any(note.startswith("audit cache off") for note in report.notes)
+        if not off:  # used: it is qbank's own database now, whatever it held
+            assert not database.is_symlink(), forgery
+            db = sqlite3.connect(database)
+            try:
+                assert audit_cache._schema(db) == audit_cache._ours(), forgery
+            finally:
+                db.close()
+        else:
+            assert forgery["kind"] in ("link", "fifo"), (forgery, report.notes)
+
+
+# --- forged evidence ---------------------------------------------------------------------------
+
+
+def read_evidence(where: str, line: bytes) -> None:
+    """The committed evidence with `line` appended to `where`: never an exception or a hang, every
+    problem placed inside the file, and a record contradicting its own outputs never used."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "evidence"
+        shutil.copytree(EVIDENCE, root / "gpu")
+        target = root / "gpu" / where
+        target.write_bytes(target.read_bytes() + line + b"\n")
+        lines = target.read_bytes().count(b"\n")
+        resolve.load.cache_clear()
+        loaded = resolve.load(root)
+        for problem in loaded.problems:
+            assert problem.path == target, problem  # only the forged file has problems
+            assert 1 <= problem.line <= lines and problem.column >= 1, problem
+        try:  # the oracle's own parse: the forged line may be a bomb for it too
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            return
+        usable = isinstance(record, dict) and evidence.shape_problem(record) is None and record.get("verdict")
+        if usable and contradiction(record):  # the oracle: it contradicts its own outputs
+            assert record not in loaded.records, "a record contradicting its own data was used"
+        resolve.load.cache_clear()

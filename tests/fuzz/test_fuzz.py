@@ -29,8 +29,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from qbank import source
+from qbank import cache as audit_cache
+from qbank import reporters, source
 from qbank.finding import Finding
+from qbank.gpu import recheck
 from tests.fuzz import strategies, targets
 
 HANG_SECONDS = 20.0
@@ -144,6 +146,23 @@ def test_a_broken_file_is_a_finding_at_its_line() -> None:
         targets.check_finding(findings[0], "elsewhere.yaml", "one line")
 
 
+# --- what qbank prints -------------------------------------------------------------------------
+
+
+@FUZZ
+@given(strategies.file_names(), strategies.file_names())
+def test_no_output_line_commands_the_runner(path: str, message: str) -> None:
+    run(targets.check_output, path, message)
+
+
+def test_the_output_target_catches_an_injection(monkeypatch: pytest.MonkeyPatch) -> None:
+    targets.check_output("x\n::error::pwned.yaml", "m")
+    raw = lambda report: "".join(f"{f.path}: {f.message}\n" for f in report.findings)  # noqa: E731
+    monkeypatch.setitem(reporters.FORMATS, "text", raw)  # a reporter that prints names as they are
+    with pytest.raises(AssertionError):
+        targets.check_output("x\n::error::pwned.yaml", "m")
+
+
 # --- napkin math --------------------------------------------------------------------------------
 
 
@@ -160,6 +179,32 @@ def test_expression_gives_a_value_or_napkin_error(text: str) -> None:
     run(targets.check_stated, text)
 
 
+@FUZZ
+@given(strategies.fraction_sum_lines())
+def test_sums_of_huge_fractions_stay_within_the_work_budget(text: str) -> None:
+    run(targets.check_math_cost, text)
+
+
+@FUZZ
+@given(strategies.fraction_sums(max_size=200))
+def test_a_claim_value_that_sums_huge_fractions_is_metered(text: str) -> None:
+    run(targets.check_stated_cost, text)
+    run(targets.check_stated, text)
+
+
+@FUZZ
+@given(strategies.fraction_sum_claims(), st.lists(strategies.fraction_sum_lines(), max_size=30))
+def test_a_file_of_huge_fraction_sums_gives_findings(claims: str, lines: list[str]) -> None:
+    """The whole per-file audit on a question with these lines in its Calculations and these claims."""
+    template = (targets.EXAMPLES / "valid/title-case/cloud/precision/cloud-202611-e000.yaml").read_text(
+        encoding="utf-8"
+    )
+    math = "    **Calculations:**\n" + "".join(f"    {line}\n" for line in lines) + "    "
+    text = template.replace("    **Calculations:** ", math, 1).replace("\nstatus:", f"\n{claims}status:", 1)
+    assert text.count("**Calculations:**") == 1 and claims in text
+    run(targets.check_file, text.encode("utf-8"), targets.DEFAULT_FILE)
+
+
 def test_hang_guard_stops_a_loop() -> None:
     with pytest.raises(targets.Hang), targets.time_limit(0.05):
         while True:
@@ -171,3 +216,38 @@ def test_a_refused_bomb_is_a_limit_not_a_value() -> None:
     outcomes = targets.check_math("- 10^10^10 = 1")
     assert [o.status for o in outcomes] == ["limit"]
     assert isinstance(targets.load(b"a: &x [1]\nb: *x\n"), Finding)
+
+
+# --- forged audit caches and evidence -----------------------------------------------------------
+
+
+@FUZZ
+@given(strategies.forged_caches())
+def test_a_forged_cache_changes_no_finding(forgery: dict[str, Any]) -> None:
+    run(targets.check_forged_cache, forgery)
+
+
+def test_the_cache_target_catches_a_cache_that_trusts_its_schema(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the schema check made to accept anything, an AFTER INSERT trigger that empties the
+    findings hides the broken file's error, and the target says so."""
+    trigger = "CREATE TRIGGER t AFTER INSERT ON files BEGIN UPDATE files SET findings = '[]' WHERE key = new.key; END;"
+    monkeypatch.setattr(audit_cache, "_prepared", lambda db: True)
+    with pytest.raises(AssertionError):
+        targets.check_forged_cache({"kind": "schema", "base": "ours", "script": [trigger]})
+
+
+@FUZZ
+@given(strategies.forged_evidence())
+def test_forged_evidence_never_crashes_and_is_never_used(forged: tuple[str, bytes]) -> None:
+    run(targets.read_evidence, *forged)
+
+
+def test_the_evidence_target_catches_a_forged_verdict_that_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    where, line = strategies.committed_records()[0]
+    record = json.loads(line)
+    record["verdict"] = "flush" if record["verdict"] == "preserve" else "preserve"
+    forged = json.dumps(record).encode()
+    targets.read_evidence(where, forged)  # reported and left out: the target passes
+    monkeypatch.setattr(recheck, "contradiction", lambda record: None)  # a loader that trusts verdicts
+    with pytest.raises(AssertionError):
+        targets.read_evidence(where, forged)

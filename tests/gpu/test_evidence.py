@@ -56,7 +56,8 @@ def test_a_last_line_without_its_line_break_is_ended_before_the_new_record(bank:
     assert run_cli(*PROBE_ARGS, cwd=bank).exit_code == 0
     found, problems = evidence.read(bank / "evidence" / "gpu")
     (problem,) = problems  # the broken line is reported, and the new record on line 3 is whole
-    assert len(found) == 2 and problem.startswith(f"{target}:2: not JSON")
+    assert len(found) == 2 and (problem.path, problem.line) == (target, 2)
+    assert problem.message.startswith("not JSON") and problem.unreadable
 
 
 @pytest.mark.parametrize("link", ["evidence", "evidence/gpu/cpu"])
@@ -95,3 +96,14 @@ def test_outside_a_bank_the_named_folders_are_used_as_they_are(tmp_path: Path) -
     written.symlink_to(tmp_path / "moved.jsonl")
     with pytest.raises(atomic.WriteError, match="a symbolic link: not followed"):  # the file itself still is
         evidence.append(tmp_path / "via" / "gpu", rec)
+
+
+def test_only_line_feeds_end_a_record(bank: Path) -> None:
+    """JSON Lines ends records at \\n; U+2028 and U+0085 are legal raw inside a JSON string, and
+    str.splitlines() (which this reader once used) would have cut the record there."""
+    target = evidence.path_for(bank / "evidence" / "gpu", "cpu", PROBE)
+    rec = json.loads(target.read_text(encoding="utf-8").splitlines()[0])
+    rec["device"]["name"] = "CPU\u2028reference\x85"
+    target.write_text(json.dumps(rec, ensure_ascii=False) + "\r\n", encoding="utf-8")
+    found, problems = evidence.read(bank / "evidence" / "gpu")
+    assert problems == [] and [entry.record for entry in found] == [rec]

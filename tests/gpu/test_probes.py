@@ -95,7 +95,7 @@ def test_append_and_read_round_trip(tmp_path: Path) -> None:
     )
     path = evidence.append(tmp_path, rec)
     assert path == tmp_path / "cpu" / "ftz.float32.mul.ptx.jsonl"
-    assert evidence.read(tmp_path) == ([json.loads(path.read_text())], [])
+    assert evidence.read(tmp_path) == ([evidence.Entry(path, 1, json.loads(path.read_text()))], [])
 
 
 @pytest.mark.gpu

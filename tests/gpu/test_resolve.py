@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import datetime
 import json
 import shutil
 from pathlib import Path
@@ -7,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from qbank.gpu import resolve
+from qbank.gpu import backends, evidence, probes, resolve
 from qbank.gpu.probes import REGISTRY
 from qbank.numerics.claims import DeviceAccumulateDtype, DeviceFtz
 from tests.conftest import REPO
@@ -36,15 +37,33 @@ def _evidence(tmp_path: Path, *records: dict[str, Any]) -> resolve.Evidence:
     return resolve.load(tmp_path / "evidence")
 
 
+class _Flushing(backends.CpuBackend):
+    """A device whose plain PTX flushes like `.ftz`."""
+
+    def ptx_binary(self, dtype: str, op: str, ftz: bool, a: list[int], b: list[int]) -> tuple[list[int], str]:
+        return backends.reference_binary(dtype, op, a, b, ftz=True), ""
+
+
+class _Uncontrolled(backends.CpuBackend):
+    """A device whose `.ftz` positive control does not flush: nothing it shows can be trusted."""
+
+    def ptx_binary(self, dtype: str, op: str, ftz: bool, a: list[int], b: list[int]) -> tuple[list[int], str]:
+        return backends.reference_binary(dtype, op, a, b), ""
+
+
+MAKERS = {"preserve": backends.CpuBackend, "flush": _Flushing, "inconclusive": _Uncontrolled}
+
+
 def _record(verdict: str, version: int = 1, device_class: str = "sm_90") -> dict[str, Any]:
-    return {
-        "probe_id": "ftz.float16.add.ptx",
-        "probe_version": version,
-        "verdict": verdict,
-        "op_path": "ptx",
-        "device": {"name": "NVIDIA H100 80GB HBM3", "device_class": device_class},
-        "timestamp_utc": "2026-11-23T00:00:00Z",
-    }
+    """A whole record as `qbank gpu probe` writes it, from a device that gives `verdict` (records
+    must agree with their own outputs, qbank/gpu/recheck.py)."""
+    probe = REGISTRY["ftz.float16.add.ptx"]
+    result = probes.run(MAKERS[verdict](), probe)
+    assert result["verdict"] == verdict
+    device = {"name": "NVIDIA H100 80GB HBM3", "cc": "9.0", "device_class": device_class}
+    info = {"backend": "cuda", "device": device, "libs": {}, "settings": {}}
+    now = datetime.datetime(2026, 11, 23, tzinfo=datetime.UTC)
+    return evidence.record(probe, info, result, now) | {"probe_version": version}
 
 
 @pytest.mark.parametrize(

@@ -115,3 +115,13 @@ def test_values_beyond_a_float_are_shown() -> None:
     assert format_number(Fraction(10**400)) == "1e+400"
     assert format_number(Fraction(-3, 10**400)) == "-3e-400"
     assert format_number(Fraction(65536)) == "65,536" and format_number(Fraction(1, 8)) == "0.125"
+
+
+def test_a_sum_is_bounded_like_a_product() -> None:
+    # Issue 30: each term is inside the 20,000-bit limit, their sum (28,000 bits) was never checked,
+    # and 49 such terms summed to ~900,000 bits.
+    assert value("1/11^4000").denominator == 11**4000
+    with pytest.raises(LimitError, match="20000 bits"):
+        value("1/11^4000 + 1/13^4000")
+    with pytest.raises(LimitError, match="20000 bits"):
+        value("1/11^4000 - 1/13^4000")
