@@ -100,6 +100,17 @@ def test_qbank_audit_bank_hook_finds_duplicate_ids_across_files(hook_repo: Path,
     assert "QB200 duplicate-id" in failed.stdout
 
 
+def test_qbank_audit_bank_hook_runs_when_only_evidence_changes(hook_repo: Path, consumer: Path) -> None:
+    """A forged evidence record alone in a commit (issue 30): the bank hook must run and report it."""
+    forged = Path("evidence/gpu/sm_90/ftz.float16.add.ptx.jsonl")
+    (consumer / forged).parent.mkdir(parents=True)
+    shutil.copy2(REPO / "tests/examples/invalid/evidence-record" / forged, consumer / forged)
+    git(consumer, "add", "-A")
+    failed = _try_repo(hook_repo, consumer, "qbank-audit-bank", "--files", forged.as_posix())
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "QB413 evidence-record" in failed.stdout
+
+
 def test_the_repos_own_hooks_mirror_the_published_ones() -> None:
     """.pre-commit-config.yaml runs the published hooks from this checkout (`repo: local`), so
     they must not drift from .pre-commit-hooks.yaml or from the package's dependencies."""
