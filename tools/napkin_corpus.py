@@ -6,8 +6,8 @@ By default the two StaffML corpora beside this repository (../shared/corpus/staf
 staffml-dev). For each: equations found, checked, failed and left unchecked (`unchecked-equation`
 warnings, and their share); then every `arithmetic` and `unit-mismatch` error, with its line and
 message, and its verdict where the corpus has a JUDGED.tsv (one row per error finding read by hand:
-id, line, rule, verdict TP or FP); last, precision over the judged findings. A finding with no row
-is shown as `unjudged`: read it, and add the row. Issue 25 sets the targets: precision at least 90%,
+id, line, rule, verdict TP or FP) or a row in tools/napkin_corpus_judged.tsv; last, precision over
+the judged findings. A finding with no row is shown as `unjudged`: read it, and add a row there. Issue 25 sets the targets: precision at least 90%,
 `unchecked-equation` on at most 2% of the equations.
 """
 
@@ -24,6 +24,7 @@ from qbank.finding import Finding
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 CORPORA = (SHARED / "staffml-sample", SHARED / "staffml-dev")
+OURS = Path(__file__).with_name("napkin_corpus_judged.tsv")  # judged here, after the corpus's own table
 ERRORS = ("arithmetic", "unit-mismatch")
 Judgement = tuple[str, int, str]  # (question id, line, rule name)
 
@@ -49,13 +50,18 @@ class Measure:
 
 
 def judgements(corpus: Path) -> dict[Judgement, str]:
-    """The corpus's JUDGED.tsv as {(id, line, rule): verdict}; empty when it has none."""
-    table = corpus / "JUDGED.tsv"
+    """{(id, line, rule): verdict} from the corpus's JUDGED.tsv and this repository's own rows for it
+    (OURS: findings judged here since, without copying the corpus's text); empty when neither has any."""
+    shared = _rows(corpus / "JUDGED.tsv")
+    ours = [row for row in _rows(OURS) if row["corpus"] == corpus.name]
+    return {(row["id"], int(row["line"]), row["rule"]): row["verdict"] for row in shared + ours}
+
+
+def _rows(table: Path) -> list[dict[str, str]]:
     if not table.is_file():
-        return {}
+        return []
     with table.open(encoding="utf-8", newline="") as handle:
-        rows = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
-        return {(row["id"], int(row["line"]), row["rule"]): row["verdict"] for row in rows}
+        return list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
 
 
 def measure(corpus: Path) -> Measure:

@@ -74,6 +74,13 @@ def arithmetic() -> None:
     exact (`Fraction(Decimal(text))`); `^` and `**` are powers, `×`, `·` and `x` between numbers
     multiply, `6×10⁻⁵` and `1e-7` are read as written, `65,536` is one number, `7B`/`50M`/`4.1G`
     are magnitudes. Units are converted (80 GB / 2 TB/s = 40 ms; GB is 10^9 B, GiB 2^30 B).
+    `sqrt`, `ln`, `log2`, `log10`, `exp`, `min`, `max`, `ceil`, `floor` are read on either side
+    (`sqrt(2400)` is an expression, not 2400 with a note); `30 min (1800 s)` is minutes. A
+    literal `\\u2248` (six characters) is read as `≈`. A middle term that states a value and goes
+    on with an operator, as in `1280 x 720 x 3 = 2.76 MB * 60 = 166 MB/s`, is a running
+    calculation: the link before it holds if the whole term or its stated value (2.76 MB) agrees,
+    and the next link starts from the whole term (2.76 MB * 60); at the end of a chain the whole
+    term is the value, as ever.
 
     Tolerance, from what the author wrote:
       `=`        the exact value rounded or truncated to the stated digits (7.7612 → 7.76 or 7.7);
@@ -107,7 +114,9 @@ def unit_mismatch() -> None:
 @rule("QB402", "unchecked-equation", Severity.WARNING)
 def unchecked_equation() -> None:
     """An equation was found but qbank could not read it, so it is not checked: symbols without
-    values (`(4N)^2 / N^2 = 16x`), ranges, or words whose meaning as a unit is unclear.
+    values (`(4N)^2 / N^2 = 16x`), ranges, or words whose meaning as a unit is unclear. A name
+    used as an operand (`N - 1 = 2`, `P * 2 = 14`, `3 * 4N = 12`) is reported by its name, never
+    dropped: `N - 1 = 2` is not read as `- 1 = 2`.
 
     Write the numbers out, one equation per bullet, with units qbank knows (`qbank explain
     arithmetic`), or move the words out of the equation.

@@ -30,6 +30,7 @@ from qbank.napkin.evaluate import (
     UnitError,
     evaluate,
     format_number,
+    is_call,
     is_known,
     is_unit,
     mode_dependent,
@@ -44,7 +45,7 @@ from qbank.napkin.units import Mode
 APPROX_SHARE = Fraction(5, 100)
 _ZERO, _ONE = Fraction(0), Fraction(1)
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
-_RELATION = re.compile(r"[=≈~→>⇒≃≅]")
+_RELATION = re.compile(r"[=≈~→>⇒≃≅]|\\u(?:224[358]|2192|21[dD]2)")  # and `\u2248` written out (lexer)
 _DIGIT = re.compile(r"\d")
 MAX_LINE = MAX_TEXT
 _APPROX_RELS = {"≈", "≃", "≅", "~"}
@@ -68,6 +69,7 @@ class Term:
     approx: bool = False  # written `~x`
     label: bool = False  # a bare number after words, as in `K=5 rounds = …`: maybe a name, not math
     unreadable: str = ""  # why this term cannot be evaluated, when the scan already knows
+    lead: Term | None = None  # `2.76 MB` in `… = 2.76 MB * 60 = …`, a chain's middle term only: see _lead
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,12 +251,27 @@ def _chains(segment: list[Token], text: str) -> Iterator[tuple[list[Term], list[
             continue
         relations.append(segment[r].text)
         terms.append(rhs)
+        if stop == end and n + 1 < len(rels):
+            rhs.lead = _lead(rhs, text)
         _restatement(terms, relations, text)
         if stop < end:  # words between this term and the next relation: the chain ends here
             yield terms, relations
             terms, relations, floor = [], [], stop
     if len(terms) > 1:
         yield terms, relations
+
+
+def _lead(term: Term, text: str) -> Term | None:
+    """The value a chain's middle term states before it goes on with an operator: `2.76 MB` in
+    `1280 x 720 x 3 = 2.76 MB * 60 = 166 MB/s` (a running calculation: see _goes_on)."""
+    tokens = term.tokens
+    for k in range(1, len(tokens) - 1):
+        token = tokens[k]
+        if (token.kind == "times" or token.kind == "op" and token.text in "*/+-") and tokens[
+            k + 1
+        ].kind in _OPERANDS:
+            return _term(tokens[:k], text, term.approx) if _bare(tokens[:k]) else None
+    return None
 
 
 def _tilde_relation(segment: list[Token], i: int) -> bool:
@@ -344,6 +361,7 @@ def _backward(segment: list[Token], r: int, floor: int, text: str) -> Term | Non
         j -= 1
     if j >= floor and segment[j].kind == "range":
         return None  # `1-5 ms`: a range, not a value
+    name = _name_operand(segment[j] if j >= floor else None, kept[0] if kept else None)
     cut = False
     while kept and (kept[0].kind == "op" and kept[0].text in "*/+^" or kept[0].kind == "times"):
         kept.pop(0)
@@ -353,7 +371,22 @@ def _backward(segment: list[Token], r: int, floor: int, text: str) -> Term | Non
     if not any(t.kind == "num" for t in kept):
         return None
     label = _bare(kept) and (j >= floor or any(_annotation(t) for t in kept))
-    return _term(kept, text, approx, label, "it is the end of a longer expression" if cut else "")
+    reason = _no_value(name) if name else "it is the end of a longer expression" if cut else ""
+    return _term(kept, text, approx, label, reason)
+
+
+def _name_operand(word: Token | None, edge: Token | None, times: bool = True) -> str:
+    """`N` in `N - 1`, `P * 2`, `2 * N`: a word that is not a unit, count or function, joined to the
+    term by an operator, is an operand with no value, never a note to drop (`N - 1 = 2` was read as
+    `- 1 = 2`). Its name, or "" when there is none. A trailing `x` (`times` false) says "a factor
+    of", as in `= 12x the feature's use`: the words after it are prose."""
+    if word is None or edge is None or not _annotation(word):
+        return ""
+    return word.text if edge.kind == "times" and times or edge.kind == "op" and edge.text in "*/+-^" else ""
+
+
+def _no_value(name: str) -> str:
+    return f"it uses {name!r}, a name with no value here"
 
 
 _OPERANDS = ("num", "lparen", "dollar")
@@ -412,21 +445,28 @@ def _forward(segment: list[Token], start: int, end: int, text: str) -> tuple[Ter
         j += 1
     if j < end and segment[j].kind == "range":
         return None, j
+    name = _name_operand(segment[j] if j < end else None, kept[-1] if kept else None, times=False)
     cut = False
     while kept and kept[-1].kind in ("op", "dollar", "times"):
         cut = cut or kept[-1].kind != "times"  # a trailing `x` in `3.3x` says "times", nothing is cut
         kept.pop()
     if not any(t.kind == "num" for t in kept):
         return None, j
-    return _term(kept, text, approx, unreadable="it is the start of a longer expression" if cut else ""), j
+    reason = _no_value(name) if name else "it is the start of a longer expression" if cut else ""
+    return _term(kept, text, approx, unreadable=reason), j
 
 
 def _bare(tokens: Sequence[Token]) -> bool:
-    """A single number with its units and notes: `5 rounds`, `28GB`, `$3`, `(200 MB)`, `20x`."""
-    return sum(t.kind == "num" for t in tokens) == 1 and all(
-        t.kind in ("num", "word", "dollar", "percent", "times", "lparen", "rparen", "tilde")
-        or (t.kind == "op" and t.text == "/")
-        for t in tokens
+    """A single number with its units and notes: `5 rounds`, `28GB`, `$3`, `(200 MB)`, `20x`; not a
+    function of one (`sqrt(2400)`, `ceil(3.75)`), which is an expression."""
+    return (
+        sum(t.kind == "num" for t in tokens) == 1
+        and all(
+            t.kind in ("num", "word", "dollar", "percent", "times", "lparen", "rparen", "tilde")
+            or (t.kind == "op" and t.text == "/")
+            for t in tokens
+        )
+        and not any(is_call(t, tokens[k + 1], operand=False) for k, t in enumerate(tokens[:-1]))
     )
 
 
@@ -510,12 +550,18 @@ def _check_chain(terms: list[Term], relations: list[str]) -> list[Outcome]:
         if isinstance(a, Outcome) or isinstance(b, Outcome):
             bad = a if isinstance(a, Outcome) else b
             assert isinstance(bad, Outcome)
+            if bad is a and terms[0].label and not terms[0].unreadable and reference == 0:
+                bad = Outcome("skipped", shown)  # `r6g.4xlarge cluster = ~$3,456/month`: a name (_excuse)
             outcomes.append(Outcome(bad.status, shown, bad.message))
             if isinstance(a, Outcome):
                 reference = i
             continue
         approx = relation in _APPROX_RELS | _STEP_RELS or terms[i].approx or terms[reference].approx
         outcome = _compare(a, b, approx, shown, units_written, modes)
+        if outcome.status != "ok" and terms[i].lead is not None:
+            outcome = _goes_on(
+                outcome, terms[reference], terms[i], relation, (a, b), approx, units_written, modes
+            )
         if relation in _STEP_RELS and (a.unknown or b.unknown):
             outcome = Outcome("skipped", shown)  # `-> 1 failure every 9.6 hours`: prose, not a value
         elif outcome.status != "ok":
@@ -524,6 +570,41 @@ def _check_chain(terms: list[Term], relations: list[str]) -> list[Outcome]:
         if b.stated is None or outcome.status == "skipped":
             reference = i  # a stated value never replaces a computed one as the reference
     return outcomes
+
+
+def _goes_on(
+    failed: Outcome,
+    left: Term,
+    term: Term,
+    relation: str,
+    sides: tuple[_Value, _Value],
+    approx: bool,
+    written: dict[Mode, list[Quantity]],
+    modes: tuple[Mode, ...],
+) -> Outcome:
+    """`1280 x 720 x 3 = 2.76 MB * 60 = 166 MB/s` is a running calculation: the value stated before
+    the operator (2.76 MB) is the left side's, and the whole middle term (2.76 MB * 60) is what the
+    next link compares. Tried only when the whole middle term does not agree: either reading may
+    hold, and the next link is checked the same under both. When neither does, the message is that
+    of the reading whose value is nearer the left side's (in base units, in the first mode)."""
+    assert term.lead is not None
+    value = _evaluate(term.lead, modes)
+    if isinstance(value, Outcome):
+        return failed
+    outcome = _compare(sides[0], value, approx, f"{left.text} {relation} {term.lead.text}", written, modes)
+    if outcome.status == "ok":
+        return Outcome("ok", failed.text)
+    x, whole, lead = (v.by_mode[modes[0]].value for v in (sides[0], sides[1], value))
+    return outcome if _ratio(x, lead) < _ratio(x, whole) else failed
+
+
+def _ratio(x: Fraction, y: Fraction) -> Fraction:
+    """How far apart two values are, as a factor of at least 1 (a zero is infinitely far)."""
+    if x == 0 or y == 0:
+        return Fraction(10**30)
+    charge(x, y)
+    r = abs(x / y)
+    return r if r >= 1 else 1 / r
 
 
 def _symbolic(term: Term) -> bool:
@@ -538,10 +619,159 @@ def _excuse(outcome: Outcome, relation: str, left: Term, a: _Value, b: _Value, r
         return Outcome("skipped", outcome.text)  # `13.6 ms/token (3.3x speedup)`: another quantity
     if left.label and reference == 0:
         return Outcome("skipped", outcome.text)  # `K=5 rounds = 5 * 9.8 + 137`: a name, not a value
-    if a.unknown or b.unknown:
+    if _decibels(a.tokens) or _decibels(b.tokens):
+        return Outcome("unchecked", outcome.text, f"{outcome.message}; {_DECIBEL_REASON}")
+    if (a.unknown or b.unknown) and not _clear_despite_prose(outcome, a, b):
         words = ", ".join(dict.fromkeys(repr(w) for w in a.unknown + b.unknown))
         return Outcome("unchecked", outcome.text, f"{outcome.message}; not sure what {words} means here")
     return outcome
+
+
+_DECIBEL_REASON = "decibels add on a log scale (a level less a gain is a level), which is not checked"
+# Words after a stated result that change what the number means: a share (`80 GB each`), a rate
+# (`5 GB a day`), a difference (`4 GB more`), a bound (`40 GB at least`), what is left (`20 GB
+# free`). After any of these the line stays unchecked, as it does after a word that may be a unit.
+_REFRAMING = frozenset(
+    [
+        "each",
+        "every",
+        "apiece",
+        "per",
+        "a",
+        "an",
+        "daily",
+        "weekly",
+        "monthly",
+        "yearly",
+        "annually",
+        "hourly",
+        "nightly",
+        "more",
+        "less",
+        "fewer",
+        "extra",
+        "additional",
+        "saved",
+        "saving",
+        "savings",
+        "increase",
+        "decrease",
+        "reduction",
+        "gain",
+        "loss",
+        "higher",
+        "lower",
+        "larger",
+        "smaller",
+        "bigger",
+        "faster",
+        "slower",
+        "cheaper",
+        "over",
+        "under",
+        "above",
+        "below",
+        "beyond",
+        "short",
+        "shortfall",
+        "deficit",
+        "surplus",
+        "excess",
+        "margin",
+        "difference",
+        "delta",
+        "headroom",
+        "left",
+        "remaining",
+        "free",
+        "spare",
+        "unused",
+        "available",
+        "least",
+        "most",
+        "max",
+        "maximum",
+        "min",
+        "minimum",
+        "bound",
+        "limit",
+        "cap",
+        "not",
+    ]
+)
+# A phrase that ends in one of these was cut before a number or a note (`4 TB to 5 TB`, `2 GB and 8
+# GPUs`): what follows may be part of the value, so the line stays unchecked.
+_CONNECTORS = frozenset(
+    [
+        "to",
+        "or",
+        "and",
+        "vs",
+        "versus",
+        "than",
+        "of",
+        "for",
+        "in",
+        "at",
+        "from",
+        "with",
+        "by",
+        "on",
+        "into",
+        "across",
+        "about",
+        "around",
+        "nearly",
+        "almost",
+        "roughly",
+        "approximately",
+        "plus",
+        "minus",
+        "up",
+        "down",
+        "out",
+        "off",
+        "as",
+        "is",
+        "are",
+        "was",
+        "be",
+    ]
+)
+
+
+def _decibels(tokens: Sequence[Token]) -> bool:
+    return any(t.kind == "word" and units.is_decibel(t.text) for t in tokens)
+
+
+def _clear_despite_prose(outcome: Outcome, a: _Value, b: _Value) -> bool:
+    """`5M × 200K × 4B = 400TB to sum` (4 TB): a stated number with its unit read, then plain words,
+    that misses the computed value even by the `≈` band, in every reading whose units agree. Words
+    on the left, or words that may be a unit or change the meaning, keep the line unchecked."""
+    if outcome.status != "arithmetic" or a.unknown or b.stated is None or not _prose_after_unit(b):
+        return False
+    same = [m for m, q in a.by_mode.items() if q.dims == b.by_mode[m].dims]
+    return bool(same) and not any(
+        _within(a.by_mode[m].value, b.by_mode[m].value, b.stated[m], True) for m in same
+    )
+
+
+def _prose_after_unit(b: _Value) -> bool:
+    """The term is a number, a unit read (`$`, `TB`, `tokens`), then only plain words, the first of
+    them the first word qbank does not know: `400TB to sum`, `42.9 GB total`."""
+    tokens = b.tokens
+    n = next(i for i, t in enumerate(tokens) if t.kind == "num")
+    first = next((i for i, t in enumerate(tokens) if t.kind == "word" and t.text in b.unknown), -1)
+    read = tokens[n + 1 : first]
+    unit_read = any(t.kind == "dollar" for t in tokens[:n]) or bool(read) and read[0].kind == "word"
+    if first <= n or not unit_read or not all(is_known(t.text) or t.text == "/" for t in read):
+        return False
+    prose = tokens[first:]
+    return (
+        all(t.kind == "word" and "-" not in t.text and not is_unit(t.text) for t in prose)
+        and not any(t.text.lower() in _REFRAMING for t in prose)
+        and prose[-1].text.lower() not in _CONNECTORS
+    )
 
 
 def _evaluate(term: Term, modes: tuple[Mode, ...]) -> _Value | Outcome:
@@ -552,6 +782,8 @@ def _evaluate(term: Term, modes: tuple[Mode, ...]) -> _Value | Outcome:
     except WorkLimit:
         raise  # the line's budget is spent: the line stops here (_equations)
     except UnitError as exc:
+        if _decibels(term.tokens):  # `51.5 dBμV/m - 8 dB`: a level less a gain, not two quantities
+            return Outcome("unchecked", term.text, f"cannot check {term.text!r}: {_DECIBEL_REASON}")
         return Outcome("unit-mismatch", term.text, str(exc))
     except LimitError as exc:
         return Outcome("limit", term.text, str(exc))

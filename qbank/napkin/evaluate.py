@@ -40,6 +40,7 @@ _FLOAT_MAX = Fraction(sys.float_info.max)
 FUNCTIONS = frozenset(
     {"sqrt", "ln", "log", "log2", "log10", "exp", "min", "max", "Max", "Min", "ceil", "floor"}
 )
+_ORDINALS = frozenset({"st", "nd", "rd", "th"})
 _SUFFIX = {"k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "B": 10**9}
 
 
@@ -164,8 +165,10 @@ class _Parser:
             token = self.peek()
             if token is None:
                 return node
-            if token.kind == "word" and not self._is_call(token) and token.text != "per":
+            if token.kind == "word" and not self._is_call(token, operand=False) and token.text != "per":
                 self.take()
+                if node[0] == "num" and not token.spaced and not is_known(token.text):
+                    self._glued_name(token.text)
                 node = self._times_unit(node, token.text, "*")
             elif (
                 token.kind == "word"
@@ -196,12 +199,19 @@ class _Parser:
             node = node[2]
         return bool(node[0] == "num")
 
-    def _is_call(self, token: Token) -> bool:
-        return token.text in FUNCTIONS and self._call_follows()
+    def _is_call(self, token: Token, operand: bool = True) -> bool:
+        return is_call(token, self.peek(1), operand)
 
     def _word_after(self) -> bool:
         nxt = self.peek(1)
         return nxt is not None and nxt.kind == "word" and nxt.text not in FUNCTIONS
+
+    @staticmethod
+    def _glued_name(word: str) -> None:
+        """`2CM`, `4N`: a name written against a number is a product with a name that has no value
+        (`sqrt(2CM)`), not a note like `8 heads`; `2nd`, `3rd` are ordinals."""
+        if word not in _ORDINALS:
+            raise NapkinError(f"{word!r} is a name with no value here")
 
     def _times_unit(self, node: Node, word: str, op: str) -> Node:
         if not is_known(word):
@@ -242,10 +252,6 @@ class _Parser:
         nxt = self.peek(1)
         return nxt is not None and nxt.kind == kind and nxt.text == text
 
-    def _call_follows(self) -> bool:
-        nxt = self.peek(1)
-        return nxt is not None and nxt.kind == "lparen"
-
     def _group(self) -> Node:
         arguments = self._arguments()
         if len(arguments) != 1:
@@ -267,6 +273,19 @@ class _Parser:
         self.take()
         self.depth -= 1
         return tuple(arguments)
+
+
+def is_call(word: Token, after: Token | None, operand: bool = True) -> bool:
+    """`sqrt(2400)`, `min(a, b)`: a function word before a parenthesis. After a value (`operand`
+    false) a word that is also a unit is one unless the parenthesis touches it: `30 min (1800 s)` is
+    thirty minutes and a restatement, not min(1800 s)."""
+    return (
+        word.kind == "word"
+        and word.text in FUNCTIONS
+        and after is not None
+        and after.kind == "lparen"
+        and (operand or not after.spaced or not is_unit(word.text))
+    )
 
 
 def _compound_known(word: str) -> bool:

@@ -4,6 +4,7 @@ Normalisation handles what prose and LaTeX write (research/fp16-gpu.md §5.1): s
 `^(…)` before anything else (NFKC would turn `10⁻⁵` into `10−5`), `× · ⋅` are `*`, `−` is `-`,
 `\\times`, `\\text{}`, `$…$` are unwrapped, `**` between numbers is a power (sympy reads `2^16` as
 XOR; here `^` is always a power), and `65,536` is one number while `1,5` is refused as ambiguous.
+A math character written out as an escape (`\\u2248`) is read as the character.
 """
 
 from __future__ import annotations
@@ -26,6 +27,11 @@ _LATEX = [
     (re.compile(r"\\[,;: !]"), " "),
     (re.compile(r"\\%"), "%"),
 ]
+# `\u2248` written out as six characters, as text copied from JSON or a YAML double-quoted string
+# shows it once its quotes are lost. Only the characters napkin math reads are decoded: a written-out
+# `\u0000` or bidi control (CVE-2021-42574) stays as text.
+_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+_ESCAPED = frozenset("≈≃≅~→⇒×·⋅∗−÷–—µμΩ°√⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺\u00a0\u2009\u202f")
 _POWER = re.compile(r"(?<=[\d)])\s*\*\*\s*(?=[\d(+-])")
 _THOUSANDS = re.compile(r"(?<=\d)[\u202f ](?=\d{3}(?!\d))")
 _CHARS = str.maketrans(
@@ -59,6 +65,8 @@ class Token(NamedTuple):  # a tuple: thousands are made per bank, and tuples are
 def normalise(text: str) -> str:
     if len(text) > MAX_TEXT:
         raise LimitError(f"text of {len(text):,} characters is over the limit of {MAX_TEXT:,}")
+    if "\\u" in text:
+        text = _ESCAPE.sub(_unescape, text)
     text = _SUPER_RUN.sub(lambda m: "^(" + m.group().translate(SUPERSCRIPTS) + ")", text)
     if "\\" in text:
         for pattern, replacement in _LATEX:
@@ -69,6 +77,11 @@ def normalise(text: str) -> str:
     text = text.replace("**", " ")
     text = _THOUSANDS.sub(lambda m: "" if m.group() == "\u202f" else " ", text)
     return text
+
+
+def _unescape(match: re.Match[str]) -> str:
+    char = chr(int(match.group(1), 16))
+    return char if char in _ESCAPED else match.group()
 
 
 _TOKEN = re.compile(  # no two kinds start with the same character, except `other`, tried last

@@ -11,10 +11,16 @@ Why not Pint: it reads `Gb` as gilbert, `mb` as millibarn and `1,5 ms` as 15 ms,
 - energy and power: `J`, `W`, `Wh` (3600 J), `V`, `A`, `Ah`/`mAh`; money: `$`, `USD`, `cents`;
   `m`, `km`, `°C`, `g`, `kg`, `t` (`kgCO₂`, `t CO2e`); dimensionless `%`, `x`, `million`, `billion`.
 - counts (`tokens`, `params`, `layers`, `GPUs` …) are dimensionless: `70B params × 2 bytes = 140 GB`.
+- spelled out, as authors write them (issue 25): `Megawatts`, `kilowatt-hours`, `Megabits`,
+  `Gigabytes`, `metric tons`, `Billion`, `mWh` (a milliwatt-hour, 3.6 J: never `MWh`, a
+  megawatt-hour), `gCO2e`. A bit stays a bit in every spelling and every mode (`Gb`, `Megabits`).
+- decibels (`dB`, `dBm`, `dBμV` …) are not units here: a level and a gain add on a log scale, which
+  the arithmetic of this table cannot say, so they stay unknown words (see `is_decibel`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import NamedTuple
@@ -102,6 +108,7 @@ def _table() -> dict[str, Unit]:
         add(f"{p}A", Fraction(10) ** e, dims(A=1))
         add(f"{p}V", Fraction(10) ** e, div(dims(J=1, s=-1), dims(A=1)))
         add(f"{p}Ah", 3600 * Fraction(10) ** e, dims(A=1, s=1))
+        add(f"{p}Wh", 3600 * Fraction(10) ** e, JOULE)  # `mWh`: 3.6 J, where `MWh` is 3.6 GJ
     add("microseconds microsecond", Fraction(1, 10**6), SECOND)
     add("milliseconds millisecond", Fraction(1, 1000), SECOND)
     add("nanoseconds nanosecond", Fraction(1, 10**9), SECOND)
@@ -110,6 +117,8 @@ def _table() -> dict[str, Unit]:
     add("d day days", 86400, SECOND)
     add("week weeks", 7 * 86400, SECOND)
     add("month months mo", 30 * 86400, SECOND)
+    # Not `yrs`: it is written mostly in `24 h * 365 days * 3 yrs`, where `365 days` means "per
+    # year"; read as a unit, correct lines in the StaffML corpus fail (issue 25, implicit units).
     add("year years yr", 365 * 86400, SECOND)
     add("Hz", 1, PER_SECOND)
     add("FPS fps", 1, PER_SECOND)
@@ -126,19 +135,31 @@ def _table() -> dict[str, Unit]:
     add("cm", Fraction(1, 100), dims(m=1))
     add("mm", Fraction(1, 1000), dims(m=1))
     add("°C C°", 1, dims(K=1))
-    add("g gram grams", 1, dims(g=1))
+    add("g gram grams gCO2 gCO₂ gCO2e gCO₂e", 1, dims(g=1))
     add("kg kgCO2 kgCO₂ kgCO2e kgCO₂e", 1000, dims(g=1))
-    add("t tonne tonnes tCO2 tCO₂ tCO2e tCO₂e", 10**6, dims(g=1))
-    add("thousand", 10**3, NONE)
-    add("million", 10**6, NONE)
-    add("billion", 10**9, NONE)
-    add("trillion", 10**12, NONE)
+    # A ton in napkin math about ML emissions is the metric tonne: the GHG Protocol and the papers
+    # authors quote (Patterson et al. 2021, arXiv:2104.10350) report tCO2e in tonnes of 1,000 kg.
+    # A US short ton is 907 kg; a line written in those is read wrongly here, so say so in prose.
+    add("t tonne tonnes ton tons tCO2 tCO₂ tCO2e tCO₂e", 10**6, dims(g=1))
+    add("thousand Thousand", 10**3, NONE)
+    add("million Million", 10**6, NONE)
+    add("billion Billion", 10**9, NONE)
+    add("trillion Trillion", 10**12, NONE)
     add("operations operation", 1, OP)
     for long, e in (("Kilo", 3), ("Mega", 6), ("Giga", 9), ("Tera", 12), ("Peta", 15), ("Exa", 18)):
         add(long, 10**e, NONE)
         add(f"{long}FLOPs {long}FLOP {long}-FLOPs {long}-Operations {long}-operations", 10**e, OP)
-        add(f"{long.lower()}bytes {long.lower()}byte", 10**e, BYTE)
+        _spelled(add, long, e)
     return t
+
+
+def _spelled(add: Callable[[str, Fraction | int, Dims], None], long: str, e: int) -> None:
+    """`Megabytes`, `megabits`, `Kilowatts`, `gigawatt`: a long prefix, either case, before a unit
+    word. Bits are an eighth of a byte whatever the spelling (issue 31)."""
+    for prefix in (long, long.lower()):
+        add(f"{prefix}bytes {prefix}byte", 10**e, BYTE)
+        add(f"{prefix}bits {prefix}bit", Fraction(10**e, 8), BYTE)
+        add(f"{prefix}watts {prefix}watt", 10**e, mul(JOULE, PER_SECOND))
 
 
 UNITS = _table()
@@ -303,6 +324,7 @@ COUNTS = frozenset(
         "syncs",
     ]
     + ["CO₂", "CO₂e"]
+    + ["metric"]  # qualifies a unit without changing it (`48 metric tons`): as harmless as a count
 )
 
 
@@ -327,3 +349,10 @@ def lookup(word: str, mode: Mode) -> Unit | None:
     if unit is not None and mode.binary_kb and unit.dims == BYTE and len(word) == 2 and word[0] in "KMGTP":
         return Unit(Fraction(2 ** (10 * ("KMGTP".index(word[0]) + 1))), BYTE)
     return unit
+
+
+def is_decibel(word: str) -> bool:
+    """`dB`, `dBm`, `dBμV`, `dBFS`: a logarithmic level or gain (IEC 60027-3). `10 dBm + 10 dBm` is
+    13 dBm, not 20, and `51.5 dBμV/m - 8 dB` is a level less a gain: plain arithmetic with units
+    cannot tell these apart, so a line with decibels that does not add up is left unchecked."""
+    return word.startswith("dB")

@@ -14,6 +14,7 @@ import json
 import re
 import types
 import typing
+from fractions import Fraction
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -755,3 +756,41 @@ def forged_evidence(draw: st.DrawFn) -> tuple[str, bytes]:
         record = draw(_mutated_record(record))
     line = json.dumps(record, sort_keys=True).encode()
     return where, draw(_mutated_line(line))
+
+
+# --- napkin math as authors write it (issue 25) ---------------------------------------------------
+
+
+@st.composite
+def running_chains(draw: st.DrawFn) -> tuple[str, bool]:
+    """`a x b x k = S MB * c = R MB`, S the product to 3 digits: (the line, whether R is wrong)."""
+    a, b, c = (draw(st.integers(2, 999)) for _ in range(3))
+    unit, scale = draw(st.sampled_from([("KB", 10**3), ("MB", 10**6)]))
+    k = draw(st.sampled_from([10**3, 10**4]))
+    stated = f"{a * b * k / scale:.3g}"
+    right = float(stated) * c
+    wrong = draw(st.booleans())
+    result = right * draw(st.floats(1.1, 3)) if wrong else right
+    return f"- {a} x {b} x {k} = {stated} {unit} * {c} = {result:.6g} {unit}", wrong
+
+
+# (written unit, its factor in the base unit of its dimension), for units of one dimension
+_POWER = [("W", 1), ("kW", 10**3), ("kilowatts", 10**3), ("Megawatts", 10**6), ("megawatt", 10**6)]
+_MASS = [("kg", 10**3), ("t", 10**6), ("tonnes", 10**6), ("metric tons", 10**6), ("gCO2e", 1)]
+_BITS = [("Mb", Fraction(10**6, 8)), ("Megabits", Fraction(10**6, 8)), ("MB", 10**6), ("Gigabytes", 10**9)]
+PROSE_AFTER = ["total", "to sum", "in all", "of activation memory", "overall", ""]
+REFRAMING_AFTER = ["each", "more", "a day", "at least", "to", "free", "per rack"]
+
+
+@st.composite
+def product_lines(draw: st.DrawFn) -> tuple[str, bool, bool]:
+    """`- a * b U1 = c U2 words`: the line, whether c is right, whether the words reframe it."""
+    family = draw(st.sampled_from([_POWER, _MASS, _BITS]))
+    (u1, f1), (u2, f2) = draw(st.sampled_from(family)), draw(st.sampled_from(family))
+    a, b = draw(st.integers(1, 999)), draw(st.integers(1, 999))
+    exact = Fraction(a * b) * Fraction(f1) / Fraction(f2)
+    right = draw(st.booleans())
+    stated = exact if right else exact * draw(st.sampled_from([Fraction(2), Fraction(1, 3), Fraction(10)]))
+    words = draw(st.sampled_from(PROSE_AFTER + REFRAMING_AFTER))
+    text = f"{float(stated):.6g}".replace("e+", "e")
+    return f"- {a} * {b} {u1} = {text} {u2} {words}".rstrip(), right, words in REFRAMING_AFTER

@@ -397,3 +397,25 @@ def read_evidence(where: str, line: bytes) -> None:
         if usable and contradiction(record):  # the oracle: it contradicts its own outputs
             assert record not in loaded.records, "a record contradicting its own data was used"
         resolve.load.cache_clear()
+
+
+# --- napkin math as authors write it (issue 25) ---------------------------------------------------
+
+
+def check_running_chain(line: str, wrong: bool) -> None:
+    """A chain that goes on after a stated value: all links `ok`, or one `arithmetic` on the last."""
+    found = [o.status for o in equations.check_text(line)]
+    assert found and found[-1] == ("arithmetic" if wrong else "ok"), (line, found)
+    assert found[:-1] == ["ok"] * (len(found) - 1), (line, found)
+
+
+def check_units_and_prose(line: str, right: bool, reframed: bool) -> None:
+    """A right line is never an error (and `ok` when only plain words follow it); a wrong line is
+    never `ok`, and only `unchecked` when words after it may change what it says."""
+    statuses = {o.status for o in equations.check_text(line)}
+    if right:
+        assert statuses <= {"ok", "unchecked"}, (line, statuses)
+        assert reframed or statuses == {"ok"}, (line, statuses)
+    else:
+        assert "ok" not in statuses, (line, statuses)
+        assert not reframed or statuses <= {"unchecked"}, (line, statuses)

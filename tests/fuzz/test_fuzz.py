@@ -205,6 +205,24 @@ def test_a_file_of_huge_fraction_sums_gives_findings(claims: str, lines: list[st
     run(targets.check_file, text.encode("utf-8"), targets.DEFAULT_FILE)
 
 
+@FUZZ
+@given(strategies.running_chains())
+def test_a_running_chain_is_checked_link_by_link(case: tuple[str, bool]) -> None:
+    run(targets.check_running_chain, *case)
+
+
+@FUZZ
+@given(st.sampled_from(["N", "P", "K"]), st.sampled_from(["-", "+", "*", "/"]), st.integers(1, 99))
+def test_a_name_with_no_value_is_never_ok(name: str, op: str, k: int) -> None:
+    assert "ok" not in [o.status for o in run(targets.check_math, f"- {name} {op} {k} = {k}")]
+
+
+@FUZZ
+@given(strategies.product_lines())
+def test_spelled_out_units_and_words_after_a_result(case: tuple[str, bool, bool]) -> None:
+    run(targets.check_units_and_prose, *case)
+
+
 def test_hang_guard_stops_a_loop() -> None:
     with pytest.raises(targets.Hang), targets.time_limit(0.05):
         while True:

@@ -13,7 +13,6 @@ import pytest
 from tests.conftest import REPO, SHARED
 
 pytestmark = pytest.mark.shared
-DEV = SHARED / "corpus" / "staffml-dev"
 
 
 def _tool() -> ModuleType:
@@ -25,18 +24,27 @@ def _tool() -> ModuleType:
     return module
 
 
+CORPORA = ["staffml-dev", "staffml-sample"]
+
+
+def _corpus(name: str) -> Path:
+    corpus = SHARED / "corpus" / name
+    if not corpus.is_dir():
+        pytest.skip(f"../shared is absent ({corpus} not found): the StaffML corpora are needed")
+    return corpus
+
+
 @pytest.fixture
 def dev() -> Path:
-    if not (DEV / "JUDGED.tsv").is_file():
-        pytest.skip(f"../shared is absent ({DEV} not found): the judged corpus is needed")
-    return DEV
+    return _corpus("staffml-dev")
 
 
-def test_every_error_on_the_dev_corpus_has_been_read_by_hand(dev: Path) -> None:
+@pytest.mark.parametrize("name", CORPORA)
+def test_every_error_on_a_corpus_has_been_read_by_hand(name: str) -> None:
     """A new arithmetic or unit-mismatch error there is unjudged until someone reads it and adds its
-    row to JUDGED.tsv: precision is only worth reporting over findings that were read."""
-    result = _tool().measure(dev)
-    assert result.errors, "the dev corpus has error findings to judge"
+    row (tools/napkin_corpus_judged.tsv): precision is only worth reporting over findings read."""
+    result = _tool().measure(_corpus(name))
+    assert result.errors, "the corpus has error findings to judge"
     unjudged = [f"{f.path}:{f.line} {f.message}" for f, verdict in result.errors if verdict == "unjudged"]
     assert unjudged == []
     assert result.precision == result.verdicts["TP"] / len(result.errors)
