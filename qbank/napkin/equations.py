@@ -908,10 +908,15 @@ def _compare(
         return Outcome("arithmetic", shown, f"{shown}: the right side is {b.by_mode[first]}")
     value = format_number(closest[1])
     written_unit = b.unit_text if b.unit else ""
-    shown_value = (
-        f"${value}{written_unit[1:]}" if written_unit.startswith("$") else f"{value} {written_unit}".strip()
-    )
-    return Outcome("arithmetic", shown, f"{shown}: the left side is {shown_value}")
+    return Outcome("arithmetic", shown, f"{shown}: the left side is {_with_unit(value, written_unit)}")
+
+
+def _with_unit(value: str, written_unit: str) -> str:
+    """`$60/month`, `$60 in total`, `$0.0015 Million`, `60 GB`: a value in the unit the line wrote."""
+    if not written_unit.startswith("$"):
+        return f"{value} {written_unit}".strip()
+    rest = written_unit[1:].strip()
+    return f"${value}{rest}" if rest.startswith("/") or not rest else f"${value} {rest}"
 
 
 def _scales(

@@ -32,6 +32,9 @@ _LATEX = [
 # `\u0000` or bidi control (CVE-2021-42574) stays as text.
 _ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 _ESCAPED = frozenset("≈≃≅~→⇒×·⋅∗−÷–—µμΩ°√⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺\u00a0\u2009\u202f")
+# `15% of $768/hour`: a share of a quantity is a product (issue 25), when a number follows `of`;
+# `15% of the bill` names no quantity, and stays prose.
+_PERCENT_OF = re.compile(r"(?<=%) of (?=[$(\d.])")
 _POWER = re.compile(r"(?<=[\d)])\s*\*\*\s*(?=[\d(+-])")
 _THOUSANDS = re.compile(r"(?<=\d)[\u202f ](?=\d{3}(?!\d))")
 _CHARS = str.maketrans(
@@ -76,6 +79,8 @@ def normalise(text: str) -> str:
     text = _POWER.sub("^", text)  # a power, not markdown bold
     text = text.replace("**", " ")
     text = _THOUSANDS.sub(lambda m: "" if m.group() == "\u202f" else " ", text)
+    if "% of" in text:
+        text = _PERCENT_OF.sub(" * ", text)
     return text
 
 

@@ -157,3 +157,25 @@ def test_only_escapes_of_math_characters_are_read() -> None:
 @pytest.mark.parametrize("line", ["- 8 * 80 GB = 620 GB", "- 80 GB / 2 TB/s = 40 s"])
 def test_real_errors_stay_errors(line: str) -> None:
     assert statuses(line) == ["arithmetic"], check_text(line)
+
+
+# --- 5. a share of a quantity: `X% of Y` ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("- Spot discount: 15% of $768/hour = $115.20/hour", ["ok"]),
+        ("- 20% of 80 GB = 16 GB", ["ok"]),
+        ("- 50% of (80 GB + 40 GB) = 60 GB", ["ok"]),
+        ("- Spot discount: 15% of $768/hour = $200/hour", ["arithmetic"]),
+        ("- 20% of 80 GB = 20 GB", ["arithmetic"]),  # issue 31: silent before
+        ("- 0.5% of 7B params = 40M params", ["arithmetic"]),
+    ],
+)
+def test_a_percentage_of_a_quantity_is_a_product(line: str, expected: list[str]) -> None:
+    assert statuses(line) == expected
+
+
+def test_a_percentage_of_words_is_prose() -> None:
+    assert statuses("- Savings: 15% of the bill = $115") == []

@@ -173,3 +173,16 @@ def test_decibel_levels_are_unchecked_with_a_reason_not_a_unit_error(line: str) 
 
 def test_a_decibel_line_that_adds_up_as_plain_numbers_still_passes() -> None:
     assert statuses("- 9.4 - 6.1 = 3.3 dB lost") == ["ok"]
+
+
+@pytest.mark.parametrize(
+    ("line", "shown"),
+    [
+        ("- $2 * 30 = $90 in total", "the left side is $60 in total"),
+        ("- $2 * 30 = $90/month", "the left side is $60/month"),
+        ("- 2 * $30 = $90", "the left side is $60"),
+    ],
+)
+def test_a_dollar_value_is_shown_apart_from_the_words_after_it(line: str, shown: str) -> None:
+    (outcome,) = check_text(line)
+    assert outcome.status == "arithmetic" and outcome.message.endswith(shown), outcome
