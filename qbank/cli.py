@@ -349,13 +349,9 @@ def _force_option(kind: str) -> Callable[[Callable[..., None]], Callable[..., No
 @_force_option("JSON")
 def export_json(out: Path, force: bool) -> None:
     """One JSON document (schema/release.schema.json), sorted by id, with content hashes."""
-    from qbank.export import files, release
+    from qbank.export import release
 
-    _export(
-        lambda bank: files.refuse_foreign(out, release.is_export, "JSON", force),
-        lambda r, _: release.write_json(r, out),
-        out,
-    )
+    _file_export(out, force, "JSON", release.is_export, release.write_json)
 
 
 @export.command("sqlite")
@@ -363,13 +359,9 @@ def export_json(out: Path, force: bool) -> None:
 @_force_option("SQLite")
 def export_sqlite(out: Path, force: bool) -> None:
     """A SQLite file: questions, tags, taxonomy, and an FTS5 index (questions_fts)."""
-    from qbank.export import files, sqlite
+    from qbank.export import sqlite
 
-    _export(
-        lambda bank: files.refuse_foreign(out, sqlite.is_export, "SQLite", force),
-        lambda r, _: sqlite.write(r, out),
-        out,
-    )
+    _file_export(out, force, "SQLite", sqlite.is_export, sqlite.write)
 
 
 @export.command("site")
@@ -405,13 +397,22 @@ def _site_preflight(out: Path, bank: Path) -> files.Previous:
 @_force_option("Anki")
 def export_anki(out: Path, force: bool) -> None:
     """An Anki deck for spaced repetition; re-importing a newer deck updates the notes."""
-    from qbank.export import anki, files
+    from qbank.export import anki
 
-    _export(
-        lambda bank: files.refuse_foreign(out, anki.is_export, "Anki", force),
-        lambda r, _: anki.write(r, out),
-        out,
-    )
+    _file_export(out, force, "Anki", anki.is_export, anki.write)
+
+
+def _file_export(
+    out: Path,
+    force: bool,
+    kind: str,
+    is_export: Callable[[Path], bool],
+    write: Callable[[Release, Path], object],
+) -> None:
+    """A single-file export: `out` is refused unless new, an earlier export of this kind, or --force."""
+    from qbank.export import files
+
+    _export(lambda bank: files.refuse_foreign(out, is_export, kind, force), lambda r, _: write(r, out), out)
 
 
 _Plan = typing.TypeVar("_Plan")
