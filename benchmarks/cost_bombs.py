@@ -16,29 +16,27 @@ beyond its parse. Times are the best of --repeat runs (default 3).
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from qbank import engine, source
-from qbank.checks import numeric
-from qbank.napkin import equations
-from qbank.napkin.meter import metered
-from qbank.taxonomy import load_bank_schema
-
 ROOT = Path(__file__).resolve().parents[1]
-TEMPLATE = ROOT / "tests/examples/hostile/exponent-bomb/cloud/precision/cloud-202611-h054.yaml"
+sys.path.insert(0, str(ROOT))  # tests.bombs: the bombs as the tests build them
+
+from qbank import engine, source  # noqa: E402
+from qbank.checks import numeric  # noqa: E402
+from qbank.napkin import equations  # noqa: E402
+from qbank.napkin.meter import metered  # noqa: E402
+from qbank.taxonomy import load_bank_schema  # noqa: E402
+from tests.bombs import fraction_sum, question  # noqa: E402
+
 FILE = ROOT / "questions/cloud/precision/cloud-202611-h054.yaml"  # where the bombs claim to live
-PRIMES = [p for p in range(11, 2000) if all(p % d for d in range(2, int(p**0.5) + 1))]
 CAP = source.MAX_BYTES - 512
 
 
-def _term(p: int) -> str:
-    return f"1/{p}^{min(4096, 20_000 // (p.bit_length() + 1))}"
-
-
 def _sum_line(first: int, terms: int = 49) -> str:
-    return " + ".join(_term(p) for p in PRIMES[first : first + terms]) + " = 1"
+    return fraction_sum(terms, first) + " = 1"
 
 
 def _costly_line(seed: int) -> str:
@@ -48,15 +46,6 @@ def _costly_line(seed: int) -> str:
         chains.append(f"1/3^{3000 - seed % 500 - i % 50} + 1/5^{2500 - seed // 500 - i // 50} = 1")
         i += 1
     return ", ".join(chains)
-
-
-def _question(lines: list[str] = [], claims: list[str] = [], extra: str = "") -> str:  # noqa: B006
-    text = TEMPLATE.read_text(encoding="utf-8")
-    bullets = "".join(f"    - {line}\n" for line in lines) or "    - 2 * 3 = 6\n"
-    text = text.replace("    **Calculations:** 10^10^10^10 = 1\n", "    **Calculations:**\n" + bullets)
-    if claims:
-        text = text.replace("status: published\n", "verify:\n" + "".join(claims) + "status: published\n")
-    return text + extra
 
 
 def _fill(make: Callable[[int], str], build: Callable[[list[str]], str], size: int = CAP) -> str:
@@ -72,23 +61,23 @@ def _cast(value: str, i: int) -> str:
 
 
 def _plain(size: int) -> str:
-    return _fill(lambda i: f"{80 + i} GB / 2 TB/s = {40 + i / 2:g} ms", lambda items: _question(items), size)
+    return _fill(lambda i: f"{80 + i} GB / 2 TB/s = {40 + i / 2:g} ms", lambda items: question(items), size)
 
 
 BOMBS: dict[str, Callable[[], str]] = {
-    "one sum line (49 terms)": lambda: _question([_sum_line(0)]),
-    "ten sum lines (7 KB)": lambda: _question([_sum_line(i) for i in range(10)]),
-    "sum lines to the cap": lambda: _fill(lambda i: _sum_line(i % 200), lambda items: _question(items)),
-    "costly lines to the cap": lambda: _fill(_costly_line, lambda items: _question(items)),
-    "one costly line repeated": lambda: _fill(lambda i: _costly_line(0), lambda items: _question(items)),
-    "100 sum claims": lambda: _question(claims=[_cast(_sum_line(i % 10, 16)[:-4], i) for i in range(100)]),
+    "one sum line (49 terms)": lambda: question([_sum_line(0)]),
+    "ten sum lines (7 KB)": lambda: question([_sum_line(i) for i in range(10)]),
+    "sum lines to the cap": lambda: _fill(lambda i: _sum_line(i % 200), lambda items: question(items)),
+    "costly lines to the cap": lambda: _fill(_costly_line, lambda items: question(items)),
+    "one costly line repeated": lambda: _fill(lambda i: _costly_line(0), lambda items: question(items)),
+    "100 sum claims": lambda: question(claims=[_cast(fraction_sum(16, i % 10), i) for i in range(100)]),
     "costly claims to the cap": lambda: _fill(
         lambda i: _cast(f"1/3^{3000 - i % 900} + 1/5^{2500 - i // 900} + 1/7^{2000 - i % 7}", i),
-        lambda items: _question(claims=items),
+        lambda items: question(claims=items),
     ),
-    "11,038 unknown keys": lambda: _question(extra="".join(f"ttl_{i}: x\n" for i in range(11_038))),
+    "11,038 unknown keys": lambda: question(extra="".join(f"ttl_{i}: x\n" for i in range(11_038))),
     "unknown keys to the cap": lambda: _fill(
-        lambda i: f"ttl_{i}: x\n", lambda items: _question(extra="".join(items))
+        lambda i: f"ttl_{i}: x\n", lambda items: question(extra="".join(items))
     ),
 }
 

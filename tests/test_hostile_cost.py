@@ -19,30 +19,20 @@ benchmarks/cost_bombs.py). The attacks:
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from qbank import engine
 from qbank.finding import Finding
-from tests.test_hostile import CANARY_FINDING, FOLDER, HOSTILE, _bank
+from tests.bombs import fraction_sum, question
+from tests.test_hostile import CANARY_FINDING, FOLDER, _bank
 
 pytestmark = pytest.mark.usefixtures("hang_guard")
 
-TEMPLATE = HOSTILE / "exponent-bomb" / "cloud" / "precision" / "cloud-202611-h054.yaml"
 NAME = "cloud-202611-h054.yaml"
-FIRST_LINE = 24  # the line of the first Calculations bullet in the file _question writes
-PRIMES = [p for p in range(11, 1000) if all(p % d for d in range(2, int(p**0.5) + 1))]
-
-
-def _term(p: int) -> str:
-    """`1/p^k` with k as large as the 20,000-bit limit of a power allows (and k <= 4096)."""
-    return f"1/{p}^{min(4096, 20_000 // (p.bit_length() + 1))}"
-
-
-def _fraction_sum(terms: int, first: int = 0) -> str:
-    return " + ".join(_term(p) for p in PRIMES[first : first + terms])
+FIRST_LINE = 24  # the line of the first Calculations bullet in the file `question` writes
 
 
 def _costly_line(seed: int = 0, width: int = 9_900) -> str:
@@ -53,15 +43,6 @@ def _costly_line(seed: int = 0, width: int = 9_900) -> str:
         chains.append(f"1/3^{3000 - seed - i % 50} + 1/5^{2500 - i // 50} = 0")
         i += 1
     return ", ".join(chains)
-
-
-def _question(calculations: Sequence[str] = (), claims: Sequence[str] = (), extra: str = "") -> str:
-    text = TEMPLATE.read_text(encoding="utf-8")
-    bullets = "".join(f"    - {line}\n" for line in calculations) or "    - 2 * 3 = 6\n"
-    text = text.replace("    **Calculations:** 10^10^10^10 = 1\n", "    **Calculations:**\n" + bullets)
-    if claims:
-        text = text.replace("status: published\n", "verify:\n" + "".join(claims) + "status: published\n")
-    return text + extra
 
 
 def _audit(tmp_path: Path, text: str) -> list[Finding]:
@@ -79,19 +60,19 @@ def _limits(findings: list[Finding]) -> list[tuple[int, str]]:
 
 
 def test_a_sum_of_huge_fractions_is_refused_at_its_line(tmp_path: Path) -> None:
-    findings = _audit(tmp_path, _question([f"{_fraction_sum(49)} = 1"]))
+    findings = _audit(tmp_path, question([f"{fraction_sum(49)} = 1"]))
     assert [(f.name, f.line) for f in findings] == [("math-limit", FIRST_LINE)]
     assert "20000 bits" in findings[0].message
 
 
 def test_ten_sums_of_huge_fractions_in_one_file_are_each_refused(tmp_path: Path) -> None:
-    lines = [f"{_fraction_sum(49, first)} = 1" for first in range(10)]
-    findings = _audit(tmp_path, _question(lines))
+    lines = [f"{fraction_sum(49, first)} = 1" for first in range(10)]
+    findings = _audit(tmp_path, question(lines))
     assert [(f.name, f.line) for f in findings] == [("math-limit", FIRST_LINE + i) for i in range(10)]
 
 
 def test_a_line_of_many_costly_equations_stops_at_the_line_budget(tmp_path: Path) -> None:
-    findings = _audit(tmp_path, _question([_costly_line()]))
+    findings = _audit(tmp_path, question([_costly_line()]))
     ((line, message),) = _limits(findings)
     assert line == FIRST_LINE and "on this line" in message
     assert [f.name for f in findings] == ["math-limit"]  # the equations checked before it all hold
@@ -99,7 +80,7 @@ def test_a_line_of_many_costly_equations_stops_at_the_line_budget(tmp_path: Path
 
 def test_a_file_of_costly_lines_stops_at_the_file_budget(tmp_path: Path) -> None:
     lines = [_costly_line(seed, width=1_500) for seed in range(120)]
-    findings = _audit(tmp_path, _question(lines))
+    findings = _audit(tmp_path, question(lines))
     ((line, message),) = _limits(findings)
     assert [f.name for f in findings] == ["math-limit"]  # every line checked before it holds
     checked = line - FIRST_LINE  # the finding is at the first line not checked
@@ -109,7 +90,7 @@ def test_a_file_of_costly_lines_stops_at_the_file_budget(tmp_path: Path) -> None
 
 def test_a_repeated_costly_line_still_counts_against_the_file(tmp_path: Path) -> None:
     """The line is evaluated once and then comes from a cache: its work must still be counted."""
-    findings = _audit(tmp_path, _question([_costly_line(width=1_500)] * 120))
+    findings = _audit(tmp_path, question([_costly_line(width=1_500)] * 120))
     ((_, message),) = _limits(findings)
     assert [f.name for f in findings] == ["math-limit"]
     unchecked = int(message.split("; ")[-1].split()[0].replace(",", ""))
@@ -121,15 +102,15 @@ def _cast(value: str, i: int) -> str:
 
 
 def test_sums_of_huge_fractions_as_claim_values_are_refused(tmp_path: Path) -> None:
-    claims = [_cast(_fraction_sum(16, i % 10), i) for i in range(100)]
-    findings = _audit(tmp_path, _question(claims=claims))
+    claims = [_cast(fraction_sum(16, i % 10), i) for i in range(100)]
+    findings = _audit(tmp_path, question(claims=claims))
     messages = [f.message for f in findings if f.name == "numeric-claim"]
     assert len(messages) == 100 and all("20000 bits" in m for m in messages)
 
 
 def test_the_claims_of_a_file_share_a_work_budget(tmp_path: Path) -> None:
     claims = [_cast(f"1/3^{3000 - i % 900} + 1/5^{2500 - i // 900}", i) for i in range(2_000)]
-    findings = _audit(tmp_path, _question(claims=claims))
+    findings = _audit(tmp_path, question(claims=claims))
     ((name, message),) = [(f.name, f.message) for f in findings]
     assert name == "numeric-claim" and "exceed the work budget" in message
     unchecked = int(message.split("; ")[-1].split()[0].replace(",", ""))
@@ -148,7 +129,7 @@ def test_thousands_of_unknown_keys_are_each_reported_with_few_suggestions(
 
     monkeypatch.setattr(difflib, "get_close_matches", counted)
     keys = "".join(f"ttl_{i}: x\n" for i in range(11_038))
-    findings = _audit(tmp_path, _question(extra="titel: A typo first\n" + keys))
+    findings = _audit(tmp_path, question(extra="titel: A typo first\n" + keys))
     unknown = [f for f in findings if f.name == "unknown-key"]
     assert len(unknown) == 11_039
     assert unknown[0].message == "unknown key 'titel'; did you mean 'title'?"
