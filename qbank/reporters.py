@@ -179,7 +179,7 @@ def inert(line: str) -> str:
     workflow command, and `##[` anywhere starts a legacy one (actions/runner ActionCommand.TryParse,
     TryParseV2): both are broken with an escape.
     """
-    line = _UNSEEN.sub(_escape, line)
+    line = _visible(line)
     if line.lstrip().startswith("::"):
         line = line.replace(":", "\\x3a", 1)
     return line.replace("##[", "#\\x23[")
