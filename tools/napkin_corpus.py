@@ -9,6 +9,13 @@ message, and its verdict where the corpus has a JUDGED.tsv (one row per error fi
 id, line, rule, verdict TP or FP) or a row in tools/napkin_corpus_judged.tsv; last, precision over
 the judged findings. A finding with no row is shown as `unjudged`: read it, and add a row there. Issue 25 sets the targets: precision at least 90%,
 `unchecked-equation` on at most 2% of the equations.
+
+Then recall, when tests/data/anchor-recall is there: the math errors the anchor's own audit found
+(harvard-edge/cs249r_book, interviews/vault-cli/docs/AUDIT_FINDINGS_2026-05-03.md), in the versions before
+their fix, one row each in its RECALL.tsv. Each row is `caught` when a finding of its expected rule is on
+its line, `warning` when only `unchecked-equation` is, `missed` when neither is; `flagged` marks an error
+finding of another rule there (on a `reasoning` row, whose arithmetic is right, one to read). Last,
+"equation errors caught: X of Y" over the `equation` rows, the ones an arithmetic checker can catch.
 """
 
 from __future__ import annotations
@@ -27,6 +34,8 @@ CORPORA = (SHARED / "staffml-sample", SHARED / "staffml-dev")
 OURS = Path(__file__).with_name("napkin_corpus_judged.tsv")  # judged here, after the corpus's own table
 ERRORS = ("arithmetic", "unit-mismatch")
 Judgement = tuple[str, int, str]  # (question id, line, rule name)
+RECALL = Path(__file__).resolve().parents[1] / "tests" / "data" / "anchor-recall"
+WARNING = "unchecked-equation"
 
 
 @dataclass
@@ -94,11 +103,68 @@ def show(corpus: Path, result: Measure) -> None:
     )
 
 
+@dataclass(frozen=True)
+class Recalled:
+    """One math error of the anchor's audit (a RECALL.tsv row) and what the audit shows on its line."""
+
+    id: str
+    line: int
+    kind: str  # "equation" (an arithmetic checker can catch it) or "reasoning" (none can)
+    expect: str  # the rule that must fire on an equation row; "-" on a reasoning row
+    status: str  # "caught", "warning", "flagged" or "missed" (module docstring)
+    rules: tuple[str, ...]  # every rule with a finding on the line, sorted
+    anchor_says: str
+
+
+def recall(folder: Path = RECALL) -> list[Recalled]:
+    """Audit the recall set as `measure` audits a corpus, and place each RECALL.tsv row's line."""
+    report = engine.audit(engine.Settings(paths=(folder,), cache=False), folder)
+    on_line: dict[tuple[str, int], set[str]] = {}
+    for f in report.findings:
+        on_line.setdefault((f.question_id or Path(f.path).stem, f.line), set()).add(f.name)
+    result = []
+    for row in _rows(folder / "RECALL.tsv"):
+        rules = on_line.get((row["id"], int(row["line"])), set())
+        status = _status(row["expect"], rules)
+        result.append(
+            Recalled(
+                row["id"],
+                int(row["line"]),
+                row["kind"],
+                row["expect"],
+                status,
+                tuple(sorted(rules)),
+                row["anchor_says"],
+            )
+        )
+    return result
+
+
+def _status(expect: str, rules: set[str]) -> str:
+    if expect in rules:
+        return "caught"
+    if rules & set(ERRORS):
+        return "flagged"  # an error, but not the one expected: read the line
+    return "warning" if WARNING in rules else "missed"
+
+
+def show_recall(folder: Path, rows: list[Recalled]) -> None:
+    print(f"## recall: {folder.name} (the anchor's own math errors, before their fix)")
+    for row in rows:
+        rules = ", ".join(row.rules) or "-"
+        print(f"  {row.status:8} {row.kind:9} {row.id}:{row.line} [{rules}] anchor: {row.anchor_says[:90]}")
+    equations = [row for row in rows if row.kind == "equation"]
+    caught = sum(row.status == "caught" for row in equations)
+    print(f"equation errors caught: {caught} of {len(equations)}\n")
+
+
 def main(corpora: list[Path]) -> None:
     for corpus in corpora:
         if not corpus.is_dir():
             sys.exit(f"no corpus at {corpus}: the StaffML corpora live in ../shared/corpus")
         show(corpus, measure(corpus))
+    if RECALL.is_dir():
+        show_recall(RECALL, recall(RECALL))
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ class MathTally:
 
     def add(self, outcome: Outcome) -> None:
         self.equations += 1
-        self.checked += outcome.status in ("ok", "arithmetic", "unit-mismatch")
+        self.checked += outcome.status in ("ok", "arithmetic", "unit-mismatch", "labels")
         self.failed += outcome.status in ("arithmetic", "unit-mismatch")
 
 
@@ -69,7 +69,9 @@ def _found(record: Record, context: Context, field: str, outcome: Outcome) -> It
 def arithmetic() -> None:
     """Each equation in the napkin math holds when re-computed exactly (no LLM, no floats).
 
-    Found: `a = b`, chains `a = b = c`, `≈`, `~`, `->`, and restatements `0.0065536 (6.5 * 10^-3)`
+    Found: `a = b`, chains `a = b = c`, `≈`, `~`, `->`, inequalities `<`, `≤`, `>`, `≥` (a value
+    stated to some digits may be half a unit of its last digit off; equal values are not `<`; one
+    that bounds a name with no value is a condition, not a claim), and restatements `0.0065536 (6.5 * 10^-3)`
     in the **Calculations:** section of napkin_math and anywhere in realistic_solution. Numbers are
     exact (`Fraction(Decimal(text))`); `^` and `**` are powers, `×`, `·` and `x` between numbers
     multiply, `6×10⁻⁵` and `1e-7` are read as written, `65,536` is one number, `7B`/`50M`/`4.1G`
@@ -82,15 +84,24 @@ def arithmetic() -> None:
     and the next link starts from the whole term (2.76 MB * 60); at the end of a chain the whole
     term is the value, as ever.
 
-    Tolerance, from what the author wrote:
-      `=`        the exact value rounded or truncated to the stated digits (7.7612 → 7.76 or 7.7);
-      `≈`, `~`   within max(one unit in the last stated digit, 5%) (`= ~105 ms` counts as `≈`);
+    Tolerance, from what the author wrote (set from the corpora, the recall set and the bank:
+    README, "Napkin math"):
+      `=`        the exact value rounded or truncated to the stated digits (7.7612 → 7.76 or 7.7),
+                 and at most 5% off (`5 / 3 = 2x` fails; a whole number of things may be rounded
+                 up: `1,000 / 2.39 = 419 GPUs`);
+      `≈`, `~`   within max(one unit in the last stated digit, 1%) (`= ~105 ms` counts as `≈`);
       `->`       a step ("becomes"): an equation only when both sides agree, never a finding.
     Each stated value is compared with the last computed expression before it, so rounding never
-    compounds along a chain. Where a symbol is read two ways (`2B` as two billion or two bytes, `KB`
-    as 1000 or 1024 bytes when the equation writes no `KiB`), the equation passes if one reading
-    fits. When one side drops units that the other writes (`7 * 2 = 14 GB`), the value is compared
-    in each unit the equation writes. The message shows the recomputed value.
+    compounds along a chain. A line that fails as written is an error only when no other reading
+    agrees: `2B` as two billion or two bytes, number by number; `KB` as 1000 or 1024 bytes (not
+    when the equation writes `KiB`); a plain number equal to the ratio of two units the line writes
+    as that change of unit (`1000 / 20ms = 50 FPS`, `/ 8` beside bits); a result stated above the
+    line as every value that rounds to it (`= 2.07 MB`, then `2.07 MB * 200 = 414.7 MB`); names
+    bound above in the block (`N = 8`) as their values. Units that cannot balance are tried as
+    labels with their magnitude prefixes (a `unit-labels` warning when only that agrees). When one
+    side drops units that the other writes (`7 * 2 = 14 GB`), the value is compared in each unit
+    the equation writes. The message shows the recomputed value, and the reading it came closest
+    with.
 
     Fails:
         - 26 GB / 3.35 TB/s = 8.76 ms
@@ -113,18 +124,20 @@ def unit_mismatch() -> None:
 
 @rule("QB402", "unchecked-equation", Severity.WARNING)
 def unchecked_equation() -> None:
-    """An equation was found but qbank could not read it, so it is not checked: symbols without
-    values (`(4N)^2 / N^2 = 16x`), ranges, or words whose meaning as a unit is unclear. A name
-    used as an operand (`N - 1 = 2`, `P * 2 = 14`, `3 * 4N = 12`) is reported by its name, never
-    dropped: `N - 1 = 2` is not read as `- 1 = 2`.
+    """An equation was found but qbank could not read it, so it is not checked: a name with no
+    value in the napkin block that does not cancel (`2 * M * 140 GB ≈ 280 GB`), ranges, two
+    decibel levels added, or words whose meaning as a unit is unclear. A name is never dropped
+    (`N - 1 = 2` is not read as `- 1 = 2`): bound above it in the block (`N = 3`, `Nodes (N): 3`)
+    it stands for its value; bound nowhere, the line holds only if the name cancels, which sympy
+    decides (`(4N)^2 / N^2 = 16x` holds).
 
     Write the numbers out, one equation per bullet, with units qbank knows (`qbank explain
-    arithmetic`), or move the words out of the equation.
+    arithmetic`), bind each name before its use, or move the words out of the equation.
 
     Fails:
-        - 8 syncs = 420ms overhead
+        - 2 * M * 140 GB ≈ 280 GB
     Passes:
-        - 8 syncs * 52.5 ms = 420 ms of overhead
+        - 2 * 2 * 140 GB ≈ 560 GB
     """
 
 
@@ -149,9 +162,28 @@ def math_limit() -> None:
     """
 
 
+@rule("QB404", "unit-labels", Severity.WARNING)
+def unit_labels() -> None:
+    """An equation whose units do not balance, but whose numbers agree once each unit is read as a
+    label with its magnitude prefix alone (`GB` 10^9, `ms` 10^-3, `h` 1): the arithmetic holds and
+    the units are written loosely. Real writing does this (`10 GOPS * 60 FPS = 0.6 TOPS`, where
+    GOPS means operations per frame; `8.8h x 3600s x 10 = 316,800 inferences/day`), so it is a
+    warning, not an error. A factor of 1,000 is never explained away: `80 GB / 2 TB/s = 40 GB` is a
+    `unit-mismatch` (0.04, not 40).
+
+    Write the units the quantities have (`10 GOP/frame * 60 FPS = 0.6 TOPS`).
+
+    Fails:
+        - 10 GOPS * 60 FPS = 0.6 TOPS
+    Passes:
+        - 10 GOP * 60 FPS = 0.6 TOPS
+    """
+
+
 _RULES = {
     "arithmetic": arithmetic,
     "unit-mismatch": unit_mismatch,
     "unchecked": unchecked_equation,
+    "labels": unit_labels,
     "limit": math_limit,
 }

@@ -1,5 +1,6 @@
 """A safe evaluator for napkin-math expressions: a small parser over qbank's own tokens, exact
-`Fraction` arithmetic with units, and hard limits. Nothing is ever passed to `eval` or sympy.
+`Fraction` arithmetic with units, and hard limits. Nothing is ever passed to `eval`, and no string to
+sympy (qbank/napkin/symbolic.py hands it trees built from this parser).
 
 Grammar (precedence low → high):
     sum     := product (('+' | '-') product)*
@@ -9,6 +10,7 @@ Grammar (precedence low → high):
     power   := primary ('^' exponent)?                right-associative: 10^10^10 = 10^(10^10)
     exponent:= ('-' | '+') exponent | power           `10^9 Ops` is (10^9) Ops
     primary := number | '$' number | '(' sum ')' | func '(' sum (',' sum)* ')' | '√' primary | 'e' | unit
+             | name                                  only the names in NAMES: see symbolic.py
 
 `sqrt`, `ln`, `log2`, `log10`, `exp` and non-integer powers are computed to 40 digits and marked
 inexact; everything else is exact. Limits (research P14): integer exponents up to 4096, results up
@@ -22,6 +24,7 @@ import functools
 import math
 import sys
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from decimal import Context, Decimal
 from fractions import Fraction
@@ -32,6 +35,9 @@ from qbank.napkin.lexer import MAX_EXPONENT, LimitError, NapkinError, Token
 from qbank.napkin.meter import OPERATION, charge, spend
 from qbank.napkin.units import Dims, Mode
 
+# Words read as names (`N`, `U`, `t_active`) rather than notes: empty, except while
+# qbank/napkin/symbolic.py re-reads a line that uses them.
+NAMES: ContextVar[frozenset[str]] = ContextVar("napkin_names", default=frozenset())
 MAX_TOKENS = 300
 MAX_DEPTH = 40
 MAX_BITS = 20_000
@@ -74,6 +80,7 @@ class _Parser:
         self.depth = 0
         self.unknown: list[str] = []
         self.numbers: list[Node] = []
+        self.names = NAMES.get()  # words read as names, on the lines that use them
 
     def peek(self, offset: int = 0) -> Token | None:
         j = self.i + offset
@@ -165,11 +172,15 @@ class _Parser:
             token = self.peek()
             if token is None:
                 return node
-            if token.kind == "word" and not self._is_call(token, operand=False) and token.text != "per":
+            if token.kind == "word" and token.text in self.names:
+                self.take()  # `1.3N`, `2 N`: times a name (qbank/napkin/symbolic.py)
+                node = ("bin", "*", node, ("sym", token.text))
+            elif token.kind == "word" and not self._is_call(token, operand=False) and token.text != "per":
                 self.take()
                 if node[0] == "num" and not token.spaced and not is_known(token.text):
                     self._glued_name(token.text)
-                node = self._times_unit(node, token.text, "*")
+                if not self._note(node, token.text):
+                    node = self._times_unit(node, token.text, "*")
             elif (
                 token.kind == "word"
                 and token.text == "per"
@@ -182,7 +193,7 @@ class _Parser:
                 node = self._times_unit(node, self.take().text, "/")
             elif token.kind == "percent":
                 self.take()
-                node = ("bin", "*", node, ("num", Fraction(1, 100), ""))
+                node = ("bin", "*", node, ("num", Fraction(1, 100), "", -1))
             elif token.kind == "times" and not self._times_between():
                 self.take()  # `3.3x`: says "a factor of", changes nothing
             elif (
@@ -204,7 +215,12 @@ class _Parser:
 
     def _word_after(self) -> bool:
         nxt = self.peek(1)
-        return nxt is not None and nxt.kind == "word" and nxt.text not in FUNCTIONS
+        return (
+            nxt is not None
+            and nxt.kind == "word"
+            and nxt.text not in FUNCTIONS
+            and nxt.text not in self.names
+        )
 
     @staticmethod
     def _glued_name(word: str) -> None:
@@ -212,6 +228,14 @@ class _Parser:
         (`sqrt(2CM)`), not a note like `8 heads`; `2nd`, `3rd` are ordinals."""
         if word not in _ORDINALS:
             raise NapkinError(f"{word!r} is a name with no value here")
+
+    def _note(self, node: Node, word: str) -> bool:
+        """`40s stall / 3600`: a word that is no unit, after a value whose unit is written and before
+        an operator, names what the value is; it cannot be a second unit (issue 25)."""
+        if is_known(word) or node[0] != "bin" or node[3][0] != "unit" or not is_unit(node[3][1]):
+            return False
+        after = self.peek()
+        return after is not None and (after.kind == "op" and after.text in "*/+-" or after.kind == "rparen")
 
     def _times_unit(self, node: Node, word: str, op: str) -> Node:
         if not is_known(word):
@@ -224,7 +248,7 @@ class _Parser:
             raise NapkinError("expression ends too early")
         if token.kind == "num":
             self.take()
-            node = ("num", token.value, token.suffix)
+            node = ("num", token.value, token.suffix, token.start)  # the start: see qbank/napkin/readings.py
             self.numbers.append(node)
             return node
         if token.kind == "dollar":
@@ -238,6 +262,9 @@ class _Parser:
         if token.kind == "word" and self._is_call(token):
             self.take()
             return ("func", token.text.lower(), self._arguments())
+        if token.kind == "word" and token.text in self.names:
+            self.take()
+            return ("sym", token.text)
         if token.kind == "word" and token.text == "e" and self.at_next("op", "^"):
             self.take()
             return ("e",)
@@ -303,7 +330,7 @@ def is_unit(word: str) -> bool:
 @functools.lru_cache(maxsize=4096)
 def is_known(word: str) -> bool:
     """A unit or a count word (`tokens`): not a note whose meaning qbank has to guess."""
-    return is_unit(word) or word in units.COUNTS
+    return is_unit(word) or units.counts_things(word)
 
 
 def parse(tokens: Sequence[Token]) -> Parse:
@@ -349,6 +376,8 @@ def evaluate(node: Node, mode: Mode = units.MODES[0]) -> Quantity:
         return _call(node[1], [evaluate(a, mode) for a in node[2]])
     if kind == "e":
         return Quantity(Fraction(Decimal(1).exp(_PRECISION)), inexact=True)
+    if kind == "sym":
+        raise NapkinError(f"{node[1]!r} is a name with no value here")
     raise AssertionError(kind)
 
 

@@ -98,7 +98,7 @@ _TOKEN = re.compile(  # no two kinds start with the same character, except `othe
   | (?P<grouped>\d{1,3}(?:,\d{3})+(?:\.\d+)?)(?!\d|,\d)
   | (?P<ambiguous>\d+,\d+)
   | (?P<num>(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?)
-  | (?P<rel>≈|=>|->|→|⇒|==|=|≃|≅)
+  | (?P<rel>≈|=>|->|→|⇒|==|<=|>=|=|≃|≅|≤|≥|<|>)
   | (?P<tilde>~)
   | (?P<op>\^|\*|/|\+|-|√|–|—)
   | (?P<lparen>[(\[])

@@ -794,3 +794,38 @@ def product_lines(draw: st.DrawFn) -> tuple[str, bool, bool]:
     words = draw(st.sampled_from(PROSE_AFTER + REFRAMING_AFTER))
     text = f"{float(stated):.6g}".replace("e+", "e")
     return f"- {a} * {b} {u1} = {text} {u2} {words}".rstrip(), right, words in REFRAMING_AFTER
+
+
+# Factors a wrong result is off by: none of them a conversion a reading could explain (8, 24, 60,
+# 1000, 1024…), and each beyond both tolerances (5% for `=`, 1% for `≈`).
+_WRONG_BY = [Fraction(3), Fraction(1, 3), Fraction(7, 5), Fraction(5, 7), Fraction(11, 10)]
+
+
+@st.composite
+def readable_lines(draw: st.DrawFn) -> tuple[str, bool]:
+    """A line (or a small block) that agrees only under one of the readings of issue 25: `B` token
+    by token, a conversion literal, a name bound above. (the text, whether its result is right)"""
+    kind = draw(st.sampled_from(["b", "days", "per-minute", "name"]))
+    right = draw(st.booleans())
+    off = Fraction(1) if right else draw(st.sampled_from(_WRONG_BY))
+    if kind == "b":
+        n, b = draw(st.integers(1, 400)), draw(st.sampled_from(["0.5", "1", "2", "4"]))
+        return f"- {n}B x {b}B = {_shown(n * Fraction(b) * off)} GB", right
+    if kind == "days":
+        d = draw(st.integers(1, 400))
+        return f"- {d} days * 24 hours * 3600 seconds = {_shown(d * 86400 * off)} seconds", right
+    if kind == "per-minute":
+        rate, size = draw(st.integers(1, 900)), draw(st.integers(1, 64))
+        per_day = Fraction(rate * 10**3 * 1440 * size, 10**9) * off  # GB
+        return f"- {rate}K samples/min * 1440 * {size} bytes = {_shown(per_day)} GB/day", right
+    name, k, m = (
+        draw(st.sampled_from(["N", "P", "G", "R"])),
+        draw(st.integers(2, 64)),
+        draw(st.integers(2, 99)),
+    )
+    return f"- {name} = {k} nodes.\n- Total: {name} * {m} = {_shown(k * m * off)} nodes", right
+
+
+def _shown(x: Fraction) -> str:
+    """A value to 6 significant digits, as an author would round it."""
+    return f"{float(x):.6g}".replace("e+", "e")

@@ -419,3 +419,11 @@ def check_units_and_prose(line: str, right: bool, reframed: bool) -> None:
     else:
         assert "ok" not in statuses, (line, statuses)
         assert not reframed or statuses <= {"unchecked"}, (line, statuses)
+
+
+def check_readings(text: str, right: bool) -> None:
+    """A line that agrees under one sensible reading passes; one off by a factor no reading explains
+    is an `arithmetic` error (never `ok`, never a warning)."""
+    found = [o.status for o in equations.check_text(text)]
+    assert found, text
+    assert found[-1] == ("ok" if right else "arithmetic"), (text, found)

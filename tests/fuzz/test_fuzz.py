@@ -223,6 +223,12 @@ def test_spelled_out_units_and_words_after_a_result(case: tuple[str, bool, bool]
     run(targets.check_units_and_prose, *case)
 
 
+@FUZZ
+@given(strategies.readable_lines())
+def test_a_line_agrees_under_a_reading_or_is_an_error(case: tuple[str, bool]) -> None:
+    run(targets.check_readings, *case)
+
+
 def test_hang_guard_stops_a_loop() -> None:
     with pytest.raises(targets.Hang), targets.time_limit(0.05):
         while True:

@@ -80,11 +80,13 @@ def test_wrong_lines_with_spelled_out_units_fail(line: str) -> None:
     assert statuses(line)[-1] in ("arithmetic", "unit-mismatch"), check_text(line)
 
 
-def test_years_in_the_per_year_idiom_are_not_an_error() -> None:
-    # `8760 h` here means "per year": until that reading exists, `yrs` stays an unknown word, so the
-    # line is unchecked rather than a false error (`years`, a unit, would give h * years = s^2)
-    assert statuses("- 10 W * 8760 h * 2 yrs / 1000 * $0.15 = $26.28") == ["unchecked"]
-    assert statuses("- 10 W * 8760 h * 2 yrs / 1000 * $0.15 = $2.63") == ["unchecked"]
+def test_years_in_the_per_year_idiom_are_read() -> None:
+    # `8760 h` here means "per year" and `365 days` "per year": the conversion reading (issue 25)
+    assert statuses("- 24 h * 365 days * 3 yrs = 26,280 h") == ["ok"]
+    assert statuses("- 24 h * 365 days * 3 yrs = 2,628 h") == ["arithmetic"]
+    # the price per kWh is not written, so only the numbers agree: a warning, and a wrong one fails
+    assert statuses("- 10 W * 8760 h * 2 yrs / 1000 * $0.15 = $26.28") == ["labels"]
+    assert statuses("- 10 W * 8760 h * 2 yrs / 1000 * $0.15 = $2.63") == ["arithmetic"]
 
 
 def test_milliwatt_hours_and_megawatt_hours_differ_by_a_factor_of_a_billion() -> None:
@@ -156,11 +158,23 @@ def test_words_that_may_change_the_meaning_keep_the_line_unchecked(line: str) ->
 
 
 @pytest.mark.parametrize(
+    ("line", "status"),
+    [
+        ("- Filtered level: 62.5 dBμV/m - 6 dB = 56.5 dBμV/m", "ok"),  # a level less a gain
+        ("- Filtered level: 62.5 dBμV/m - 6 dB = 50 dBμV/m", "arithmetic"),
+        ("- 30 dBm - 3 dB = 27 dBm", "ok"),
+        ("- 30 dBm - 3 dB = 25 dBm", "arithmetic"),
+        ("- 12 dB + 3 dB = 15 dB", "ok"),  # gains add
+    ],
+)
+def test_a_level_plus_or_minus_gains_adds_as_numbers(line: str, status: str) -> None:
+    assert statuses(line) == [status], check_text(line)
+
+
+@pytest.mark.parametrize(
     "line",
     [
-        "- Filtered level: 62.5 dBμV/m - 6 dB = 56.5 dBμV/m",
-        "- Filtered level: 62.5 dBμV/m - 6 dB = 50 dBμV/m",
-        "- 30 dBm - 3 dB = 25 dBm",
+        "- 10 dBm + 10 dBm = 20 dBm",  # two levels: 13 dBm, a sum of powers
         "- 9.4 - 6.1 = 4.3 dB lost",  # gains or levels? qbank cannot tell, so it does not guess
         "- 2 * 1 W = 3 dBW",  # 10 log10(2 W / 1 W): right, and not plain arithmetic
     ],
