@@ -182,6 +182,8 @@ def test_an_enumerator_starts_the_math_after_it(line: str, status: list[str]) ->
         ("- 25 * 480 MiB ≈ 12.0 GiB", "arithmetic"),  # 2.4% off, beyond the 1% of `≈`
         ("- 7 / 4 = 2x", "arithmetic"),  # rounds to 2, but 14% off: `=` is within 5%
         ("- 7 / 4 ≈ 2x", "ok"),
+        ("- 8 × 80 GB = 1 TB", "arithmetic"),  # rounds to one digit, but 56% off (issue 31)
+        ("- 3.2e9 bytes = 2 GB", "arithmetic"),  # nor is truncation combined with the binary reading
     ],
 )
 def test_the_tolerance_policy(line: str, status: str) -> None:
