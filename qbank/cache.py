@@ -52,7 +52,7 @@ from qbank.checks.bank import BankEntry
 from qbank.checks.similar import HASHES, KeyPair
 from qbank.finding import Finding, Severity
 
-FORMAT = 3  # bump when what the database holds changes: a database of another format is started afresh
+FORMAT = 4  # bump when what the database holds changes: a database of another format is started afresh
 _KEY_BYTES = 20
 # A file's row: its findings (JSON), napkin-math counts and BankEntry (path NULL: none), in plain
 # columns: decoding one JSON document per file took a third of a warm audit's reading of the cache.
@@ -63,11 +63,12 @@ _KEY_BYTES = 20
 _TABLES = """
     CREATE TABLE IF NOT EXISTS files (key BLOB PRIMARY KEY, findings TEXT, equations INTEGER,
         checked INTEGER, failed INTEGER, path TEXT, question_id TEXT, tombstone INTEGER, id_line INTEGER,
-        id_column INTEGER, scenario_line INTEGER, scenario_column INTEGER, shingles BLOB, signature BLOB);
+        id_column INTEGER, scenario_line INTEGER, scenario_column INTEGER, shingles BLOB, signature BLOB,
+        content BLOB);
     CREATE TABLE IF NOT EXISTS search (id INTEGER PRIMARY KEY CHECK (id = 0), keys BLOB, pairs TEXT);
     CREATE TABLE IF NOT EXISTS stats (status BLOB PRIMARY KEY, key BLOB);
 """
-_COLUMNS = 14  # of files
+_COLUMNS = 15  # of files
 _STATUS = struct.Struct("5Q")  # device, inode, size, mtime and ctime in ns
 _WORD = 2**64 - 1  # each taken modulo 2**64: a time before 1970 or after 2262 (touch -d) still packs
 _LIBRARIES = ("pydantic", "pydantic-core", "PyYAML", "numpy", "ml_dtypes")
@@ -317,8 +318,8 @@ def _ours() -> tuple[object, ...]:
 def _encode(result: Result) -> tuple[object, ...]:
     findings = json.dumps([astuple(f) for f in result.findings])
     entry = result.entry
-    if entry is None:  # a file that could not be loaded: the entry's nine columns are NULL
-        return (findings, *result.tally, *[None] * 9)
+    if entry is None:  # a file that could not be loaded: the entry's ten columns are NULL
+        return (findings, *result.tally, *[None] * 10)
     return (
         findings,
         *result.tally,
@@ -329,12 +330,26 @@ def _encode(result: Result) -> tuple[object, ...]:
         *entry.scenario_at,
         entry.shingles,
         entry.signature,
+        entry.content,
     )
 
 
 def _decode(row: Any) -> Result | None:
     """A row's result, or None for one this version cannot read (a miss, never an error)."""
-    key, findings, equations, checked, failed, path, question_id, tombstone, *at, shingles, signature = row
+    (
+        key,
+        findings,
+        equations,
+        checked,
+        failed,
+        path,
+        question_id,
+        tombstone,
+        *at,
+        shingles,
+        signature,
+        content,
+    ) = row
     try:
         found = [
             Finding(p, line, col, code, name, Severity(sev), msg, qid)
@@ -348,6 +363,8 @@ def _decode(row: Any) -> Result | None:
             return None
         if not (signature is None or isinstance(signature, bytes) and len(signature) == HASHES * 4):
             return None
+        if not isinstance(content, bytes):
+            return None
         id_line, id_column, scenario_line, scenario_column = at
         entry = BankEntry(
             path,
@@ -358,6 +375,7 @@ def _decode(row: Any) -> Result | None:
             shingles,
             signature,
             key,
+            content,
         )
     return Result(found, entry, (equations, checked, failed))
 

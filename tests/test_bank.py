@@ -48,6 +48,7 @@ def test_packaged_schema_files_match_the_bank() -> None:
 
 def test_missing_taxonomy_fails_the_audit(tmp_path: Path) -> None:
     shutil.copytree(REPO / "questions", tmp_path / "questions")
+    shutil.copytree(REPO / "evidence", tmp_path / "evidence")  # the device claims' evidence
     (tmp_path / "schema").mkdir()
     code, report = audit_json(cwd=tmp_path)
     assert code == 1
@@ -57,6 +58,7 @@ def test_missing_taxonomy_fails_the_audit(tmp_path: Path) -> None:
 
 def test_broken_taxonomy_is_an_error_with_a_position(tmp_path: Path) -> None:
     shutil.copytree(REPO / "questions", tmp_path / "questions")
+    shutil.copytree(REPO / "evidence", tmp_path / "evidence")
     shutil.copytree(REPO / "schema", tmp_path / "schema")
     (tmp_path / "schema" / "taxonomy.yaml").write_text("version: 1\ntopics:\n  compute: [a\n")
     code, report = audit_json(cwd=tmp_path)

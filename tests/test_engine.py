@@ -60,6 +60,8 @@ def test_bank_only_runs_just_the_repo_wide_rules_over_every_file(bank: Path) -> 
     found = sorted((f["name"], f["path"]) for f in report["findings"])
     assert code == 1
     assert found == [
+        ("duplicate-content", "questions/cloud/compute/cloud-202611-1c4d.yaml"),  # a copy asks the same
+        ("duplicate-content", "questions/cloud/memory/cloud-202611-1c4d.yaml"),
         ("duplicate-id", "questions/cloud/compute/cloud-202611-1c4d.yaml"),
         ("duplicate-id", "questions/cloud/memory/cloud-202611-1c4d.yaml"),
         ("near-duplicate", "questions/cloud/compute/cloud-202611-1c4d.yaml"),  # a copy reads the same
@@ -85,7 +87,9 @@ def test_changed_since_checks_changed_files_and_the_whole_bank_for_repo_wide_rul
     found = sorted((f["name"], Path(f["path"]).name) for f in report["findings"])
     assert code == 1
     assert found == [
-        ("duplicate-id", GOOD.name),  # repo-wide: both copies, though neither changed
+        ("duplicate-content", GOOD.name),  # repo-wide: both copies, though neither changed
+        ("duplicate-content", GOOD.name),
+        ("duplicate-id", GOOD.name),
         ("duplicate-id", GOOD.name),
         ("near-duplicate", GOOD.name),  # repo-wide too: a copy reads the same
         ("near-duplicate", GOOD.name),

@@ -2,17 +2,25 @@
 
     .venv/bin/python tools/bank_stats.py [QUESTIONS_DIR]
 
-Counts per track x level, zone, competency area and provenance, napkin-math coverage, and how many
-Calculations equations the audit re-executes (from `qbank audit --format json`).
+Counts per track x level (written / generated, issue 26), zone, competency area and provenance;
+distinct question stems per generator family and copies (pairs of questions whose question and
+answer are the same text, and the same once numbers and device and model names are masked);
+napkin-math coverage, and how many Calculations equations the audit re-executes (from `qbank audit
+--format json`). README's opening counts come from here.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
-from collections import Counter
+from collections import Counter, defaultdict
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 from qbank import source
 from qbank.finding import Finding
@@ -21,24 +29,98 @@ TRACKS = ("cloud", "edge", "mobile", "tinyml", "global")
 LEVELS = ("L1", "L2", "L3", "L4", "L5", "L6+")
 
 
+SCHEMA = Path(__file__).resolve().parents[1] / "schema"
+_NUMBER = re.compile(r"\$?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?")
+_WITH_DIGITS = re.compile(r"\b[\w-]*\d[\w-]*\b")  # H100, Llama-3-8B, sm_90, RTX4090
+
+
+def names(schema: Path = SCHEMA) -> list[str]:
+    """Device and model names as authors write them (schema/hardware.yaml aliases and names,
+    schema/models.yaml names), longest first so that `V100 SXM2` is masked before `V100`."""
+    found: set[str] = set()
+    for table, key in (("hardware.yaml", "devices"), ("models.yaml", "models")):
+        entries = (yaml.safe_load((schema / table).read_text(encoding="utf-8")) or {}).get(key) or {}
+        for entry in entries.values():
+            found.update(str(a) for a in [entry.get("name"), *(entry.get("aliases") or [])] if a)
+    return sorted(found, key=len, reverse=True)
+
+
+def mask(text: str, known: Iterable[str]) -> str:
+    """Text with device and model names as `@` and numbers as `#`, spaces collapsed: two drills of
+    one template read the same."""
+    for name in known:
+        text = text.replace(name, "@")
+    text = _WITH_DIGITS.sub("@", _NUMBER.sub("#", text))
+    return " ".join(text.split())
+
+
+def copies(rows: list[dict[str, Any]], key: Any) -> list[list[str]]:
+    """Groups of two or more question ids that share `key(row)`, largest first."""
+    groups: dict[str, list[str]] = defaultdict(list)
+    for row in rows:
+        groups[key(row)].append(str(row.get("id")))
+    return sorted((ids for ids in groups.values() if len(ids) > 1), key=len, reverse=True)
+
+
+def device_claims(rows: list[dict[str, Any]], evidence: Path) -> Counter[str]:
+    """How the questions' device claims resolve against the committed GPU evidence, by status
+    (confirmed, refuted, unverified, stale, inconclusive): the audit reports only the last four."""
+    from qbank.gpu import resolve
+    from qbank.numerics.claims import DeviceAccumulateDtype, DeviceFtz
+
+    kinds = {"device_ftz": DeviceFtz, "device_accumulate_dtype": DeviceAccumulateDtype}
+    loaded = resolve.load(evidence)
+    found: Counter[str] = Counter()
+    for row in rows:
+        for claim in row.get("verify") or []:
+            kind = kinds.get(claim.get("kind")) if isinstance(claim, dict) else None
+            if kind is not None:
+                found[resolve.resolve(kind.model_validate(claim), loaded).status] += 1
+    return found
+
+
+def _answer(row: dict[str, Any]) -> str:
+    return str(row.get("question")) + "\n" + str((row.get("details") or {}).get("realistic_solution"))
+
+
 def main(root: Path) -> None:
     rows = []
     for path in source.iter_yaml_files(root):
         document = source.load(path)
         if not isinstance(document, Finding) and document.data.get("status") != "deleted":
             rows.append(document.data)
-    cells = Counter((q.get("track"), q.get("level")) for q in rows)
-    print(f"{len(rows)} questions\n")
+    cells = Counter((q.get("track"), q.get("level"), q.get("provenance") == "generated") for q in rows)
+    print(f"{len(rows)} questions; each cell: written (not generated) / generated\n")
     print("| track | " + " | ".join(LEVELS) + " | total |")
     print("|---" * (len(LEVELS) + 2) + "|")
     for track in TRACKS:
-        counts = [cells[(track, level)] for level in LEVELS]
-        print(f"| {track} | " + " | ".join(map(str, counts)) + f" | {sum(counts)} |")
+        pairs = [(cells[(track, level, False)], cells[(track, level, True)]) for level in LEVELS]
+        total = sum(w + g for w, g in pairs)
+        print(f"| {track} | " + " | ".join(f"{w} / {g}" for w, g in pairs) + f" | {total} |")
     for field in ("zone", "competency_area", "provenance"):
         counts = Counter(str(q.get(field)) for q in rows)
         print(f"\n{field}: " + ", ".join(f"{k} {v}" for k, v in counts.most_common()))
     families = Counter(str((q.get("generator") or {}).get("family")) for q in rows if q.get("generator"))
     print("\ngenerated by family: " + ", ".join(f"{k} {v}" for k, v in families.most_common()))
+    known = names()
+    stems: dict[str, set[str]] = defaultdict(set)
+    for q in rows:
+        if q.get("generator"):
+            stems[str(q["generator"].get("family"))].add(mask(str(q.get("question")), known))
+    print(
+        "distinct question stems (numbers, devices, models masked): "
+        + ", ".join(f"{family} {len(stems[family])}" for family, _ in families.most_common())
+    )
+    exact = copies(rows, _answer)
+    masked = copies(rows, lambda q: mask(_answer(q), known))
+    print(
+        f"\ncopies, same question and answer: {len(exact)} groups, {sum(len(g) - 1 for g in exact)} redundant"
+    )
+    print(f"copies once masked: {len(masked)} groups, {sum(len(g) - 1 for g in masked)} redundant")
+    for group in exact[:3]:
+        print("  e.g. " + ", ".join(group[:6]))
+    resolved = device_claims(rows, root.parent / "evidence")
+    print(f"\ndevice claims resolved against evidence/: {dict(resolved) or 'none'}")
     with_math = sum(1 for q in rows if str((q.get("details") or {}).get("napkin_math") or "").strip())
     print(f"\nnapkin math: {with_math} of {len(rows)} ({with_math / len(rows):.1%})")
     audit = subprocess.run(

@@ -30,5 +30,5 @@ RECORD_CHECKS = (
     device.unverified,
     text.check_deceptive_text,
 )
-BANK_CHECKS = (bank.check_duplicate_ids, similar.check_near_duplicates)
+BANK_CHECKS = (bank.check_duplicate_ids, similar.check_duplicate_content, similar.check_near_duplicates)
 FAMILIES = (text, markers, options, classification, bank, similar, arithmetic, hardware, numeric, device)

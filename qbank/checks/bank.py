@@ -37,6 +37,7 @@ class BankEntry:
     shingles: bytes  # of title, scenario and question (similar.shingles), packed by similar.pack
     signature: bytes | None = None  # their MinHash signature (similar.signatures), made for large banks
     key: bytes = b""  # the file's key in the audit cache; empty when the file is not in it
+    content: bytes = b""  # a digest of the question and its answer (similar.content_key), for copies
 
 
 def entry_of(document: Document) -> BankEntry:
@@ -49,6 +50,7 @@ def entry_of(document: Document) -> BankEntry:
         document.positions.value(("id",)),
         document.positions.value(("scenario",)),
         similar.pack(similar.shingles(similar.text_of(data))),
+        content=similar.content_key(data),
     )
 
 

@@ -23,6 +23,7 @@ for the cost of the changed files.
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 import zlib
 from array import array
@@ -401,6 +402,42 @@ def _band_keys(signatures: Any) -> Any:
 
     rows = signatures.astype(np.uint64).reshape(len(signatures), BANDS, BAND_ROWS)
     return rows @ np.array(_BAND_WEIGHTS, np.uint64)
+
+
+def content_key(data: dict[str, Any]) -> bytes:
+    """A digest of what a question asks and answers: its question and realistic_solution, spaces
+    collapsed and case folded (issue 26: 452 generated drills repeated another's word for word,
+    differing only in the scenario's opener, which the near-duplicate rule reads)."""
+    details = data.get("details")
+    answer = details.get("realistic_solution") if isinstance(details, dict) else None
+    if not isinstance(data.get("question"), str) or not isinstance(answer, str):
+        return b""
+    text = " ".join(f"{data['question']}\n{answer}".split()).casefold()
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+@rule("QB203", "duplicate-content")
+def check_duplicate_content(entries: Sequence[BankEntry], context: Context) -> Iterator[Finding]:
+    """Two questions must not ask and answer the same thing in the same words: the question and the
+    realistic_solution are compared (spaces and case aside), whatever the title and scenario say.
+    Each copy is reported at its id, naming the others; keep one.
+
+    Fails:
+        two files that ask "What arithmetic intensity separates memory-bound from compute-bound
+        kernels on an A100?" and answer "The ridge point is about 203 FLOP per byte." in the same words
+    Passes:
+        (each question and answer written once)
+    """
+    groups: dict[bytes, list[BankEntry]] = {}
+    for entry in entries:
+        if entry.content and not entry.tombstone:
+            groups.setdefault(entry.content, []).append(entry)
+    for group in groups.values():
+        for entry in group if len(group) > 1 else ():
+            others = [e.path for e in group if e is not entry]
+            shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+            message = f"asks and answers the same as {shown}"
+            yield of(check_duplicate_content).finding(entry.path, *entry.id_at, message, entry.question_id)
 
 
 def text_of(data: dict[str, Any]) -> str:

@@ -7,7 +7,8 @@ own rules before it writes anything:
 - it is rendered to YAML text and read back through the audit's loader, model and record checks
   (arithmetic, hardware-constant, numeric-claim); any finding is a template bug and stops the run;
 - it must not read like any question already in the bank or accepted in this run (the audit's
-  near-duplicate rule), else it is dropped and another draw is tried;
+  near-duplicate rule), nor ask and answer the same in the same words (duplicate-content), else it
+  is dropped and another draw is tried;
 - it is written with a fresh id, atomically, never over an existing file.
 
 The YAML files are the source of truth once written: `provenance: generated` and a `generator:`
@@ -91,6 +92,7 @@ class Run:
     today: date
     taken_ids: set[str]
     seen: similar.Index  # title+scenario+question of every question, bank and new
+    contents: set[bytes] = field(default_factory=set)  # question+answer of each (duplicate-content)
     written: list[Path] = field(default_factory=list)
     dropped: int = 0  # drafts that read like another question
 
@@ -110,12 +112,16 @@ def fill(
             continue
         draft = emit.english(draft)
         shingles = similar.shingles("\n".join((draft.title, draft.scenario, draft.question)))
-        if run.seen.close_to(shingles):
+        content = similar.content_key(
+            {"question": draft.question, "details": {"realistic_solution": draft.solution}}
+        )
+        if content in run.contents or run.seen.close_to(shingles):
             run.dropped += 1
             misses += 1
             continue
         path = _place(run, draft, family, dry_run)
         run.seen.add(shingles)
+        run.contents.add(content)
         run.written.append(path)
         accepted += 1
     return accepted
@@ -208,6 +214,7 @@ def generate(
         run.seen.add(
             similar.shingles("\n".join(str(data.get(k, "")) for k in ("title", "scenario", "question")))
         )
+        run.contents.add(similar.content_key(data))
         made_by = data.get("generator")
         if isinstance(made_by, dict):
             key = (str(data.get("track")), str(data.get("level")), str(made_by.get("family")))

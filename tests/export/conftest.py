@@ -69,6 +69,7 @@ QUESTIONS = {
         "track": "edge",
         "title": "Zeppelin Telemetry Gradients Vanish in FP16",
         "scenario": "A zeppelin fleet retrains its anomaly model on a Jetson in FP16 and every gradient norm reads zero.",
+        "question": "Why does every gradient norm read zero, and what keeps the small gradients?",
     },
     "cloud-202611-e002": PLAIN
     | {
@@ -88,7 +89,12 @@ QUESTIONS = {
         "question": "Which loss scale keeps a 1e-8 gradient in FP16's normal range?",
         "extra": "",
     },
-    "cloud-202611-e005": PLAIN | {"title": "A Draft That Is Not Released", "status": "draft"},
+    "cloud-202611-e005": PLAIN
+    | {
+        "title": "A Draft That Is Not Released",
+        "status": "draft",
+        "question": "What stops the loss from moving in this draft?",
+    },
     "cloud-202611-e006": PLAIN
     | {"title": "An Error That Withholds the Question", "solution": "'2 * 3 = 7, so it is wrong.'"},
 }
@@ -124,7 +130,10 @@ def write_bank(root: Path) -> Path:
         (folder / f"{question_id}.yaml").write_text(question_text(question_id, **fields), encoding="utf-8")
     broken = root / "questions" / "cloud" / "precision" / "cloud-202611-e007.yaml"
     broken.write_text(
-        question_text("cloud-202611-e007", **PLAIN).replace("phase:", "phaze:"), encoding="utf-8"
+        question_text(
+            "cloud-202611-e007", **PLAIN | {"question": "What went wrong in this broken file?"}
+        ).replace("phase:", "phaze:"),
+        encoding="utf-8",
     )
     return root
 

@@ -180,7 +180,11 @@ def fields(s: str) -> dict[str, Any]:
 
 def plain(n: int) -> dict[str, Any]:
     """A field's value where the payload is refused."""
-    return fields("plain words") | {"title": f"Hostile Input {n} Shows as Text"} | {k: BASE[k] for k in ENUMS}
+    return (
+        fields(f"plain words, number {n}")
+        | {"title": f"Hostile Input {n} Shows as Text"}
+        | {k: BASE[k] for k in ENUMS}
+    )
 
 
 @dataclass(frozen=True)

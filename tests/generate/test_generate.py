@@ -84,6 +84,18 @@ def test_a_draft_that_reads_like_a_bank_question_is_dropped(bank: Path) -> None:
     assert repeat.dropped >= 1
 
 
+def test_a_draft_that_asks_and_answers_like_a_bank_question_is_dropped(bank: Path) -> None:
+    """Issue 26: 452 drills repeated another's question and answer under a different opener, which
+    the near-duplicate test (title, scenario, question) let through."""
+    family = next(f for f in FAMILIES if f.name == "carbon")
+    run = _run(bank)
+    generator.fill(run, family, "global", "L2", 1, seed=3, dry_run=True)
+    repeat = _run(bank)
+    repeat.contents = run.contents  # the same question and answer are now "in the bank"
+    generator.fill(repeat, family, "global", "L2", 1, seed=3, dry_run=True)
+    assert run.contents and repeat.dropped >= 1
+
+
 def test_a_template_with_wrong_arithmetic_stops_the_run(bank: Path) -> None:
     good = next(f for f in FAMILIES if f.name == "carbon")
 
