@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 from qbank import source
+from qbank.checks import similar
 from qbank.finding import Finding
 
 TRACKS = ("cloud", "edge", "mobile", "tinyml", "global")
@@ -55,10 +56,12 @@ def mask(text: str, known: Iterable[str]) -> str:
 
 
 def copies(rows: list[dict[str, Any]], key: Any) -> list[list[str]]:
-    """Groups of two or more question ids that share `key(row)`, largest first."""
-    groups: dict[str, list[str]] = defaultdict(list)
+    """Groups of two or more question ids that share `key(row)` (an empty key shares nothing),
+    largest first."""
+    groups: dict[Any, list[str]] = defaultdict(list)
     for row in rows:
-        groups[key(row)].append(str(row.get("id")))
+        if found := key(row):
+            groups[found].append(str(row.get("id")))
     return sorted((ids for ids in groups.values() if len(ids) > 1), key=len, reverse=True)
 
 
@@ -111,7 +114,7 @@ def main(root: Path) -> None:
         "distinct question stems (numbers, devices, models masked): "
         + ", ".join(f"{family} {len(stems[family])}" for family, _ in families.most_common())
     )
-    exact = copies(rows, _answer)
+    exact = copies(rows, similar.content_key)  # as the rule duplicate-content compares them
     masked = copies(rows, lambda q: mask(_answer(q), known))
     print(
         f"\ncopies, same question and answer: {len(exact)} groups, {sum(len(g) - 1 for g in exact)} redundant"

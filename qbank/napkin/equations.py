@@ -755,8 +755,7 @@ def _holds(a: _Value, b: _Value, relation: str, shown: str, modes: tuple[Mode, .
             return Outcome("ok", shown)
     x, y = a.by_mode[modes[0]], b.by_mode[modes[0]]
     if not same:
-        described = f"{units.describe(x.dims)} on the left, {units.describe(y.dims)} on the right"
-        return Outcome("unit-mismatch", shown, f"{shown}: {described}")
+        return Outcome("unit-mismatch", shown, f"{shown}: {_sides(x.dims, y.dims)}")
     said = {"<": "below", "<=": "at most", "≤": "at most", ">": "above", ">=": "at least", "≥": "at least"}
     return Outcome("arithmetic", shown, f"{shown}: {_shown(x, b)} is not {said[relation]} {_shown(y, b)}")
 
@@ -829,7 +828,7 @@ def _reread(
             closest = (gap, Outcome(outcome.status, outcome.text, f"{outcome.message} (reading {said})"))
     x, y = (side.by_mode[modes[0]].dims for side in sides)
     if x != y:
-        why = f"{units.describe(x)} on the left, {units.describe(y)} on the right"
+        why = _sides(x, y)
         labelled = _as_labels(failed, left, right, approx, failed.text, why)
         if labelled is not failed:
             return labelled
@@ -1292,13 +1291,18 @@ def _compare(
         return Outcome(
             "unit-mismatch",
             shown,
-            f"{shown}: {units.describe(x.dims)} on the left, {units.describe(y.dims)} on the right",
+            f"{shown}: {_sides(x.dims, y.dims)}",
         )
     if b.stated is None and a.stated is not None:  # `65,536 = 2^15`: show the computed side
         return Outcome("arithmetic", shown, f"{shown}: the right side is {b.by_mode[first]}")
     value = format_number(closest[1])
     written_unit = b.unit_text if b.unit else ""
     return Outcome("arithmetic", shown, f"{shown}: the left side is {_with_unit(value, written_unit)}")
+
+
+def _sides(left: units.Dims, right: units.Dims) -> str:
+    """`s^2 on the left, 1/s on the right`: what a unit mismatch's message says."""
+    return f"{units.describe(left)} on the left, {units.describe(right)} on the right"
 
 
 def _with_unit(value: str, written_unit: str) -> str:

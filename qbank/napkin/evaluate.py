@@ -47,7 +47,7 @@ FUNCTIONS = frozenset(
     {"sqrt", "ln", "log", "log2", "log10", "exp", "min", "max", "Max", "Min", "ceil", "floor"}
 )
 _ORDINALS = frozenset({"st", "nd", "rd", "th"})
-_SUFFIX = {"k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "B": 10**9}
+SUFFIX = {"k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "B": 10**9}  # `7B`: billions
 
 
 class Quantity(NamedTuple):  # a tuple: one is made per operation
@@ -386,7 +386,7 @@ def _number(value: Fraction, suffix: str, mode: Mode) -> Quantity:
         return Quantity(value)
     if suffix == "B" and not mode.suffix_b_is_billion:
         return Quantity(value, units.BYTE)
-    return Quantity(value * _SUFFIX.get(suffix, 1))
+    return Quantity(value * SUFFIX.get(suffix, 1))
 
 
 @functools.lru_cache(maxsize=16384)  # the same words, read in every mode of every equation

@@ -27,23 +27,38 @@ from contextvars import ContextVar
 from fractions import Fraction
 
 from qbank.napkin import units
-from qbank.napkin.evaluate import Node, is_unit, unit_of
+from qbank.napkin.evaluate import SUFFIX, Node, is_unit, unit_of
 from qbank.napkin.lexer import Token
 
 MAX_B = 4  # numbers written with `B` whose readings are mixed: 2^4 mixes at most
-_BILLION = 10**9
 _ONE = Fraction(1)
 Rewrite = Callable[[Node], Node]
 
-# Magnitude prefixes, for the labels reading: the longest first, so `Mega` wins over `M`.
+# Magnitude prefixes, for the labels reading (units.py's tables): the longest first, so `Mega`
+# wins over `M`.
 _PREFIXES = sorted(
-    [(p, Fraction(10) ** e) for p, e in {"k": 3, "K": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}.items()]
-    + [(p, Fraction(10) ** e) for p, e in {"m": -3, "u": -6, "µ": -6, "μ": -6, "n": -9, "p": -12}.items()]
-    + [(p, Fraction(10) ** e) for p, e in {"Kilo": 3, "Mega": 6, "Giga": 9, "Tera": 12, "Peta": 15}.items()]
-    + [(p.lower(), Fraction(10) ** e) for p, e in {"Kilo": 3, "Mega": 6, "Giga": 9, "Tera": 12}.items()]
-    + [(p, Fraction(2) ** e) for p, e in {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40}.items()],
+    [(p, Fraction(10) ** e) for p, e in (*units.DECIMAL.items(), *units.SMALL.items())]
+    + [(p, Fraction(10) ** e) for long, e in units.LONG for p in (long, long.lower())]
+    + [(f"{p}i", Fraction(2) ** (10 * i)) for i, p in enumerate(units.IEC, start=1)],
     key=lambda pair: -len(pair[0]),
 )
+
+
+def nodes(node: Node) -> Iterator[Node]:
+    """Every node of a tree, the root first."""
+    yield node
+    kind = node[0]
+    children = (
+        (node[2], node[3])
+        if kind == "bin"
+        else node[1:]
+        if kind in ("neg", "pow")
+        else node[2]
+        if kind == "func"
+        else ()
+    )
+    for child in children:
+        yield from nodes(child)
 
 
 def rewrite(node: Node, leaf: Callable[[Node], Node | None]) -> Node:
@@ -87,7 +102,7 @@ def _b_reading(as_bytes: frozenset[int]) -> Rewrite:
             return None
         if node[3] in as_bytes:
             return ("bin", "*", ("num", node[1], "", node[3]), ("unit", "B"))
-        return ("num", node[1] * _BILLION, "", node[3])
+        return ("num", node[1] * SUFFIX["B"], "", node[3])
 
     return lambda node: rewrite(node, leaf)
 

@@ -19,9 +19,9 @@ from contextvars import ContextVar
 from fractions import Fraction
 from typing import Any
 
-from qbank.napkin.evaluate import NAMES, Node, parse, unit_of
+from qbank.napkin.evaluate import NAMES, SUFFIX, Node, parse, unit_of
 from qbank.napkin.lexer import NapkinError, normalise, tokenize
-from qbank.napkin.readings import CARRIED, Rewrite, magnitude, rewrite
+from qbank.napkin.readings import CARRIED, Rewrite, magnitude, nodes, rewrite
 from qbank.napkin.units import MODES, UNITS
 
 # The values of the names bound in the napkin block being read (a name bound twice to different
@@ -105,15 +105,17 @@ def substitute(bound: dict[str, tuple[str, Node]]) -> Rewrite:
 
 
 def names_in(node: Node) -> set[str]:
-    found: set[str] = set()
-    rewrite(node, lambda n: found.add(n[1]) if n[0] == "sym" else None)
-    return found
+    return {n[1] for n in nodes(node) if n[0] == "sym"}
 
 
 def depends(left: Node, right: Node, free: set[str]) -> bool:
     """Whether left / right (left - right where right is 0) depends on any of the `free` names;
     True when sympy is not asked, because the trees are too large or raise a name too high."""
-    if _size(left) + _size(right) > MAX_NODES or _too_high(left) or _too_high(right):
+    if (
+        sum(1 for _ in nodes(left)) + sum(1 for _ in nodes(right)) > MAX_NODES
+        or _too_high(left)
+        or _too_high(right)
+    ):
         return True
     import sympy  # here only: about 0.5 s to import, for the few lines that use names
 
@@ -125,30 +127,13 @@ def depends(left: Node, right: Node, free: set[str]) -> bool:
     return bool({str(s) for s in relation.free_symbols} & free)
 
 
-def _size(node: Node) -> int:
-    count = 0
-
-    def leaf(n: Node) -> None:
-        nonlocal count
-        count += 1
-
-    rewrite(node, leaf)
-    return count
-
-
 def _too_high(node: Node) -> bool:
     """A power of something with a name in it, to an exponent that is not a small whole number."""
-    high = False
+    return any(n[0] == "pow" and names_in(n[1]) and not _small_whole(n[2]) for n in nodes(node))
 
-    def leaf(n: Node) -> None:
-        nonlocal high
-        if n[0] == "pow" and names_in(n[1]):
-            exponent = n[2]
-            small = exponent[0] == "num" and exponent[1].denominator == 1 and abs(exponent[1]) <= MAX_POWER
-            high = high or not small
 
-    rewrite(node, leaf)
-    return high
+def _small_whole(exponent: Node) -> bool:
+    return bool(exponent[0] == "num" and exponent[1].denominator == 1 and abs(exponent[1]) <= MAX_POWER)
 
 
 _FUNCTIONS = {"sqrt": "sqrt", "ln": "log", "log": "log", "exp": "exp", "ceil": "ceiling", "floor": "floor"}
@@ -159,7 +144,7 @@ def _sympy(node: Node, sp: Any) -> Any:
     asked here; the units are compared by the evaluator afterwards)."""
     kind = node[0]
     if kind == "num":
-        suffix = {"k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "B": 10**9}.get(node[2], 1)
+        suffix = SUFFIX.get(node[2], 1)
         return sp.Rational(node[1].numerator * suffix, node[1].denominator)
     if kind == "sym":
         return sp.Symbol(node[1], positive=True)

@@ -70,8 +70,11 @@ class Unit:
 
 BYTE, SECOND, OP, JOULE = dims(B=1), dims(s=1), dims(op=1), dims(J=1)
 PER_SECOND = dims(s=-1)
-_DECIMAL = {"k": 3, "K": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
-_SMALL = {"m": -3, "u": -6, "µ": -6, "μ": -6, "n": -9, "p": -12}
+# Prefixes and their powers of ten (and of 1024 for IEC), shared with readings.magnitude.
+DECIMAL = {"k": 3, "K": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+SMALL = {"m": -3, "u": -6, "µ": -6, "μ": -6, "n": -9, "p": -12}
+LONG = (("Kilo", 3), ("Mega", 6), ("Giga", 9), ("Tera", 12), ("Peta", 15), ("Exa", 18))
+IEC = "KMGTP"  # Ki, Mi, Gi, Ti, Pi: 2^10, 2^20, …
 
 
 def _table() -> dict[str, Unit]:
@@ -83,7 +86,7 @@ def _table() -> dict[str, Unit]:
 
     add("B byte bytes Byte Bytes", 1, BYTE)
     add("b bit bits", Fraction(1, 8), BYTE)
-    for p, e in _DECIMAL.items():
+    for p, e in DECIMAL.items():
         add(f"{p}B {p}byte {p}bytes", 10**e, BYTE)
         add(f"{p}b {p}bit {p}bits", Fraction(10**e, 8), BYTE)
         add(f"{p}bps", Fraction(10**e, 8), mul(BYTE, PER_SECOND))
@@ -93,7 +96,7 @@ def _table() -> dict[str, Unit]:
         add(f"{p}W", 10**e, mul(JOULE, PER_SECOND))
         add(f"{p}J", 10**e, JOULE)
         add(f"{p}Wh", 3600 * 10**e, JOULE)
-    for i, p in enumerate("KMGTP", start=1):
+    for i, p in enumerate(IEC, start=1):
         add(f"{p}iB", 2 ** (10 * i), BYTE)
         add(f"{p}ib {p}ibit", Fraction(2 ** (10 * i), 8), BYTE)
     add("FLOP FLOPs flop flops OP OPs Ops ops op MAC MACs MACS", 1, OP)
@@ -102,7 +105,7 @@ def _table() -> dict[str, Unit]:
     add("TOPS", 10**12, mul(OP, PER_SECOND))
     add("TOP", 10**12, OP)
     add("s sec secs second seconds", 1, SECOND)
-    for p, e in _SMALL.items():
+    for p, e in SMALL.items():
         add(f"{p}s {p}sec", Fraction(10) ** e, SECOND)
         add(f"{p}W", Fraction(10) ** e, mul(JOULE, PER_SECOND))
         add(f"{p}J", Fraction(10) ** e, JOULE)
@@ -147,7 +150,7 @@ def _table() -> dict[str, Unit]:
     add("billion Billion", 10**9, NONE)
     add("trillion Trillion", 10**12, NONE)
     add("operations operation", 1, OP)
-    for long, e in (("Kilo", 3), ("Mega", 6), ("Giga", 9), ("Tera", 12), ("Peta", 15), ("Exa", 18)):
+    for long, e in LONG:
         add(long, 10**e, NONE)
         add(f"{long}FLOPs {long}FLOP {long}-FLOPs {long}-Operations {long}-operations", 10**e, OP)
         _spelled(add, long, e)
@@ -356,9 +359,9 @@ MODES = (Mode(True, False), Mode(False, False), Mode(True, True), Mode(False, Tr
 
 def lookup(word: str, mode: Mode) -> Unit | None:
     unit = UNITS.get(word)
-    if unit is not None and mode.binary_kb and len(word) == 2 and word[0] in "KMGTP" and word[1] == "B":
+    if unit is not None and mode.binary_kb and len(word) == 2 and word[0] in IEC and word[1] == "B":
         # `KB`..`PB` only: `Gb` and `Mb` are bits in every reading (issue 31)
-        return Unit(Fraction(2 ** (10 * ("KMGTP".index(word[0]) + 1))), BYTE)
+        return Unit(Fraction(2 ** (10 * (IEC.index(word[0]) + 1))), BYTE)
     return unit
 
 

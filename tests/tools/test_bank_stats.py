@@ -6,6 +6,7 @@ import importlib.util
 import sys
 from types import ModuleType
 
+from qbank.checks import similar
 from tests.conftest import REPO
 
 
@@ -44,7 +45,7 @@ def test_copies_groups_same_question_and_answer_and_nothing_else() -> None:
         _row("cloud-3", "What ridge point?", "The ridge point is about 591 FLOP per byte."),
         _row("cloud-4", "Which link?", "NVLink."),
     ]
-    assert tool.copies(rows, tool._answer) == [["cloud-1", "cloud-2"]]
+    assert tool.copies(rows, similar.content_key) == [["cloud-1", "cloud-2"]]
     masked = tool.copies(rows, lambda q: tool.mask(tool._answer(q), tool.names()))
     assert masked == [["cloud-1", "cloud-2", "cloud-3"]]
 
