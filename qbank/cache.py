@@ -52,7 +52,7 @@ from qbank.checks.bank import BankEntry
 from qbank.checks.similar import HASHES, KeyPair
 from qbank.finding import Finding, Severity
 
-FORMAT = 4  # bump when what the database holds changes: a database of another format is started afresh
+FORMAT = 5  # bump when what the database holds changes: a database of another format is started afresh
 _KEY_BYTES = 20
 # A file's row: its findings (JSON), napkin-math counts and BankEntry (path NULL: none), in plain
 # columns: decoding one JSON document per file took a third of a warm audit's reading of the cache.

@@ -288,14 +288,23 @@ def new(track: str, competency_area: str, level: str, zone: str, topic: str, tit
 @click.option(
     "--per-cell",
     type=click.IntRange(1, 1000),
-    default=80,
+    default=40,
     show_default=True,
-    help="Generated questions wanted in each track x level cell, shared among its families.",
+    help="Questions wanted in each track x level cell (L1 to L3), written ones included; drills fill the gap.",
+)
+@click.option(
+    "--cap",
+    type=click.IntRange(1, 1000),
+    default=10,
+    show_default=True,
+    help="At most this many questions of one family in one cell.",
 )
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the random draws.")
 @click.option("--dry-run", is_flag=True, help="Render and check, write nothing.")
 @click.option("--list", "list_", is_flag=True, help="List the families and exit.")
-def generate(families: tuple[str, ...], per_cell: int, seed: int, dry_run: bool, list_: bool) -> None:
+def generate(
+    families: tuple[str, ...], per_cell: int, cap: int, seed: int, dry_run: bool, list_: bool
+) -> None:
     """Render drill questions from schema/hardware.yaml and schema/models.yaml into the bank."""
     from qbank import atomic
     from qbank import generate as generator
@@ -312,7 +321,7 @@ def generate(families: tuple[str, ...], per_cell: int, seed: int, dry_run: bool,
     bank, schema = _bank_and_schema()
     chosen = [BY_NAME[f] for f in families] if families else list(FAMILIES)
     try:
-        run = generator.generate(bank, schema, chosen, per_cell, seed, datetime.date.today(), dry_run)
+        run = generator.generate(bank, schema, chosen, per_cell, seed, datetime.date.today(), dry_run, cap)
     except (generator.TemplateError, ValueError, atomic.WriteError) as exc:
         raise click.ClickException(str(exc)) from None
     verb = "would write" if dry_run else "wrote"

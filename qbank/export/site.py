@@ -2,7 +2,7 @@
 
 Layout of the folder:
   index.html      search and filters over assets/index.js (all questions, in one script file)
-  coverage.html   track x level heat map, and competency area x track
+  coverage.html   track x level heat map, and competency area x track, each cell written / generated
   q/<id>.html     one page per question: answer, common mistake and napkin math behind <details>
   assets/         site.css, search.js, question.js, katex/ (vendored, used by pages with math)
 
@@ -303,6 +303,7 @@ def _coverage(release: Release, site: dict[str, Any]) -> dict[str, Any]:
 
 def _table(questions: list[Question], table_id: str, caption: str, rows: str, columns: str) -> dict[str, Any]:
     counts = Counter((getattr(q, rows), getattr(q, columns)) for q in questions)
+    drills = Counter((getattr(q, rows), getattr(q, columns)) for q in questions if q.generator)
     biggest = max(counts.values(), default=0)
     key = {"competency_area": "area"}  # the index page's name for the facet
     body = []
@@ -311,12 +312,24 @@ def _table(questions: list[Question], table_id: str, caption: str, rows: str, co
         cells = [
             {
                 "count": n,
+                "written": n - drills[row, column],
+                "generated": drills[row, column],
                 "heat": _heat(n, biggest),
                 "link": urlencode({key.get(rows, rows): row, key.get(columns, columns): column}),
             }
             for column, n in numbers.items()
         ]
-        body.append({"label": row, "cells": cells, "total": sum(numbers.values())})
+        generated = sum(drills[row, column] for column in numbers)
+        total = sum(numbers.values())
+        body.append(
+            {
+                "label": row,
+                "cells": cells,
+                "total": total,
+                "written": total - generated,
+                "generated": generated,
+            }
+        )
     corner = rows.replace("_", " ")
     return {"id": table_id, "caption": caption, "corner": corner, "columns": _order(columns), "rows": body}
 

@@ -35,7 +35,10 @@ from qbank.new import write_new
 from qbank.taxonomy import BankSchema
 from qbank.validate import validate
 
-LEVELS = ("L1", "L2", "L3", "L4", "L5", "L6+")
+# Drills are drills (issue 26): a rendered question is a few lines of arithmetic, which is what the
+# taxonomy's L1 to L3 zones ask for (recall, fluency, implement, analyze), never an L4+ design.
+LEVELS = ("L1", "L2", "L3")
+CAP = 10  # most drills of one family in one track x level cell, so no template dominates a cell
 TRACKS = ("cloud", "edge", "mobile", "tinyml", "global")
 
 
@@ -76,6 +79,11 @@ class Family:
     cells: frozenset[tuple[str, str]]  # (track, level) pairs it can render
     make: Maker  # None when the draw does not make a good question (it is drawn again)
     doc: str
+
+    def __post_init__(self) -> None:
+        above = sorted(level for _, level in self.cells if level not in LEVELS)
+        if above:
+            raise ValueError(f"family {self.name} renders drills at {above[0]}: drills live at L1 to L3")
 
 
 class TemplateError(Exception):
@@ -164,19 +172,29 @@ def check(run: Run, path: Path, content: str) -> None:
 
 
 def _fill_cell(
-    run: Run, serving: list[Family], track: str, level: str, missing: int, seed: int, dry_run: bool
+    run: Run,
+    serving: list[Family],
+    room: dict[str, int],
+    track: str,
+    level: str,
+    missing: int,
+    seed: int,
+    dry_run: bool,
 ) -> None:
-    """Split what a cell is missing evenly among its families. A family that runs out of distinct
-    questions leaves its shortfall to the families after it, and to a next round among the rest."""
+    """Split what a cell is missing evenly among its families, none past its `room` (the cap less
+    what the cell holds). A family that runs out of distinct questions or room leaves its shortfall
+    to the families after it, and to a next round among the rest."""
+    serving = [f for f in serving if room[f.name] > 0]
     for attempt in range(len(serving)):
         exhausted = []
         for i, family in enumerate(serving):
-            quota = -(-missing // (len(serving) - i))
-            if quota <= 0:
+            quota = min(-(-missing // (len(serving) - i)), room[family.name])
+            if missing <= 0:
                 return
-            made = fill(run, family, track, level, quota, seed, dry_run, attempt)
+            made = fill(run, family, track, level, quota, seed, dry_run, attempt) if quota > 0 else 0
             missing -= made
-            if made < quota:
+            room[family.name] -= made
+            if made < quota or room[family.name] <= 0:
                 exhausted.append(family)
         serving = [f for f in serving if f not in exhausted]
         if missing <= 0 or not serving:
@@ -198,29 +216,35 @@ def generate(
     seed: int,
     today: date,
     dry_run: bool,
+    cap: int = CAP,
 ) -> Run:
-    """Top each (track, level) cell up to `per_cell` generated questions, split among its families."""
+    """Top each (track, level) cell up to `per_cell` questions, written ones included, with drills
+    split among its families and at most `cap` of one family in a cell: drills fill the gaps that
+    written questions leave, they do not compete with them."""
     from qbank.generate.tables import load_models
 
     tables = Tables(schema.hardware, load_models(bank / "schema"))
     run = Run(bank, schema, tables, today, set(), similar.Index())
     have: dict[tuple[str, str, str], int] = {}
+    held: dict[tuple[str, str], int] = {}  # live questions per cell, written or generated
     for path in source.iter_yaml_files(bank / "questions"):
         run.taken_ids.add(path.stem)
         document = source.load(path)
-        if isinstance(document, Finding):
-            continue
+        if isinstance(document, Finding) or document.data.get("status") == "deleted":
+            continue  # a tombstone keeps its id, and nothing else, as in the audit's bank rules
         data = document.data
-        run.seen.add(
-            similar.shingles("\n".join(str(data.get(k, "")) for k in ("title", "scenario", "question")))
-        )
+        run.seen.add(similar.shingles(similar.text_of(data)))
         run.contents.add(similar.content_key(data))
+        cell = (str(data.get("track")), str(data.get("level")))
+        held[cell] = held.get(cell, 0) + 1
         made_by = data.get("generator")
         if isinstance(made_by, dict):
             key = (str(data.get("track")), str(data.get("level")), str(made_by.get("family")))
             have[key] = have.get(key, 0) + 1
-    for track, level in cells_of(families):
+    # Thinnest cells first: a drill several cells could take (masked, one cloud drill reads like its
+    # edge twin) goes where the bank holds least.
+    for track, level in sorted(cells_of(families), key=lambda c: held.get(c, 0)):
         serving = [f for f in families if (track, level) in f.cells]
-        total = sum(have.get((track, level, f.name), 0) for f in serving)
-        _fill_cell(run, serving, track, level, per_cell - total, seed, dry_run)
+        room = {f.name: cap - have.get((track, level, f.name), 0) for f in serving}
+        _fill_cell(run, serving, room, track, level, per_cell - held.get((track, level), 0), seed, dry_run)
     return run

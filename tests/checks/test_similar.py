@@ -202,3 +202,14 @@ def test_pairs_among_unchanged_files_are_recalled_not_searched() -> None:
         ("q003", "q004", 0.75),
         ("q007", "q100", 1.0),
     ]
+
+
+def test_masking_makes_two_drills_of_one_template_read_the_same() -> None:
+    """duplicate-content compares question and answer with numbers and names masked (issue 26)."""
+    a = similar.masked("Does Llama 2 7B fit in 16 GB on a V100 at 2 bytes a parameter?")
+    b = similar.masked("Does Mistral 13B fit  in 32 GB on an H100 at 1 byte a parameter?")
+    assert a == similar.masked("Does Llama 2 7B fit in 16 GB on a V100 at 2 bytes a parameter?")
+    assert a != b  # "bytes" and "byte": the words a template keeps are compared
+    assert similar.masked("on a V100 at 2 bytes") == similar.masked("on an H100 at 4 bytes")
+    assert similar.masked("the ridge is 203 FLOP/byte") == similar.masked("the ridge is 591 FLOP/byte")
+    assert similar.masked("the weights fit") != similar.masked("the weights do not fit")

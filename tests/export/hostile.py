@@ -157,12 +157,19 @@ def visible(text: str) -> str:
 # --- the questions ------------------------------------------------------------------------------
 
 
-def fields(s: str) -> dict[str, Any]:
-    """Every field the site shows, each carrying `s` (in prose, inside what a valid question needs)."""
+def letters(n: int) -> str:
+    """`n` spelled in letters (10 -> "ba"): duplicate-content masks numbers, so two questions that
+    differ only in `n` would be copies."""
+    return "".join(chr(ord("a") + int(d)) for d in str(n))
+
+
+def fields(s: str, tag: str = "") -> dict[str, Any]:
+    """Every field the site shows, each carrying `s` (in prose, inside what a valid question needs);
+    `tag` keeps each question's question and answer its own."""
     return {
         "title": s,
         "scenario": f"A release pipeline copies text from an incident log into a question: {s}",
-        "question": f"What does the page show for {s}?",
+        "question": f"What does page {tag} show for {s}?",
         "options": [f"Option {k}: {s}" for k in "ABCD"],
         "realistic_solution": f"It shows as text: {s}",
         "common_mistake": (
@@ -181,7 +188,7 @@ def fields(s: str) -> dict[str, Any]:
 def plain(n: int) -> dict[str, Any]:
     """A field's value where the payload is refused."""
     return (
-        fields(f"plain words, number {n}")
+        fields(f"plain words, case {letters(n)}", letters(n))
         | {"title": f"Hostile Input {n} Shows as Text"}
         | {k: BASE[k] for k in ENUMS}
     )
@@ -199,8 +206,8 @@ class Hostile:
 
     def values(self) -> dict[str, Any]:
         forms = {
-            "raw": fields(self.payload.text),
-            "code": fields(f"`{self.payload.text}`"),
+            "raw": fields(self.payload.text, letters(self.n)),
+            "code": fields(f"`{self.payload.text}`", letters(self.n)),
             "refused": plain(self.n),
         }
         return {field: forms[how][field] for field, how in self.how.items()}

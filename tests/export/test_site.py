@@ -310,3 +310,26 @@ def test_an_interrupted_build_can_be_built_again(
     assert (out / "q" / f"{RELEASED[0]}.html").exists() and not (out / "index.html").exists()
     site.build(chosen, out)
     assert (out / "index.html").exists()
+
+
+def test_coverage_and_pages_say_what_is_written_and_what_is_a_generated_drill(tmp_path: Path) -> None:
+    """Issue 26: the coverage page splits each cell written / generated; a drill's page says so."""
+    from tests.conftest import REPO
+    from tests.export.conftest import write_bank
+
+    root = write_bank(tmp_path / "bank")
+    drill = (
+        REPO / "tests" / "examples" / "valid" / "generated" / "cloud" / "precision" / "cloud-202611-e000.yaml"
+    )
+    text = drill.read_text(encoding="utf-8").replace("cloud-202611-e000", "cloud-202611-e010")
+    (root / "questions" / "cloud" / "precision" / "cloud-202611-e010.yaml").write_text(text, encoding="utf-8")
+    out = tmp_path / "site"
+    site.build(release_of(root), out)
+    coverage = (out / "coverage.html").read_text(encoding="utf-8")
+    level = next(line for line in text.splitlines() if line.startswith("level: ")).split()[1]
+    cell = f'<a href="index.html#track=cloud&amp;level={level}">'
+    shown = coverage.split(cell)[1].split("</td>")[0]
+    written = 4 if level == "L3" else 0
+    assert shown == f'{written + 1}</a><span class="split">{written}&nbsp;/&nbsp;1</span>'
+    assert "A generated drill" in (out / "q" / "cloud-202611-e010.html").read_text(encoding="utf-8")
+    assert "A generated drill" not in (out / "q" / "cloud-202611-e000.html").read_text(encoding="utf-8")

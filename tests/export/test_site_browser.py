@@ -282,7 +282,8 @@ def test_readable_on_a_phone(browser: Any, built: Path, tmp_path: Path, name: st
 def test_coverage_heat_map_links_to_the_filtered_list(watched: Watched, built: Path, tmp_path: Path) -> None:
     page = watched.open(built / "coverage.html")
     cell = page.locator("#track-level + .scroll table tbody tr", has_text="cloud").locator("td").nth(2)
-    assert cell.inner_text() == "4" and "heat-5" in (cell.get_attribute("class") or "")
+    assert cell.locator("a").inner_text() == "4" and "heat-5" in (cell.get_attribute("class") or "")
+    assert cell.locator(".split").inner_text() == "4\xa0/\xa00"  # written / generated
     page.screenshot(path=str(tmp_path / "coverage.png"), full_page=True)
     cell.locator("a").click()
     page.wait_for_url("**/index.html#track=cloud&level=L3")

@@ -76,7 +76,9 @@ def _train_setting(rng: random.Random, tables: Tables) -> tuple:  # type: ignore
 
 # --- optimizer-state memory ----------------------------------------------------------------------
 
-STATE_CELLS = frozenset({("cloud", "L3"), ("cloud", "L4"), ("cloud", "L5")})
+# One cell, three questions (issue 26: the DDP and ZeRO-stage ones were labelled L4 and L5, but
+# they are the same arithmetic, which the taxonomy places at L3).
+STATE_CELLS = frozenset({("cloud", "L3")})
 
 
 def optimizer_state(rng: random.Random, tables: Tables, track: str, level: str) -> Draft | None:
@@ -114,7 +116,8 @@ def optimizer_state(rng: random.Random, tables: Tables, track: str, level: str) 
         f"{fmt(model.params)}B * 16 bytes = {total_text} GB of weights, gradients and optimizer state",
         f"{fmt(mem)} GB * {fmt(1 - act)} = {usable_text} GB per GPU left for them",
     ]
-    if level == "L3":
+    variant = pick(rng, ("count", "ddp", "stages"))
+    if variant == "count":
         calculations.append(f"{total_text} GB / {usable_text} GB = {fmt(total / usable)} GPUs")
         question = pick(
             rng,
@@ -125,7 +128,7 @@ def optimizer_state(rng: random.Random, tables: Tables, track: str, level: str) 
         )
         verdict = f"{total_text} GB of training state, so at least {need} GPUs with ZeRO-3 sharding."
         zone_, bloom = zone(rng, level, ("analyze", "implement"))
-    elif level == "L4":
+    elif variant == "ddp":
         scenario += (
             f" The first attempt uses plain data parallelism (DDP) on {n} GPUs and fails with out-of-memory."
         )
@@ -170,7 +173,7 @@ def optimizer_state(rng: random.Random, tables: Tables, track: str, level: str) 
                 else f"none fits on {n} GPUs; use at least {need}."
             )
         )
-        zone_, bloom = zone(rng, level, ("specification", "design", "optimization"))
+        zone_, bloom = zone(rng, level, ("analyze",))
     answer = (
         f"{verdict} Mixed-precision Adam keeps 16 bytes per parameter, so {fmt(model.params)} billion parameters "
         f"need {total_text} GB before activations. Higher ZeRO stages shard more of it but add communication: "
@@ -179,7 +182,7 @@ def optimizer_state(rng: random.Random, tables: Tables, track: str, level: str) 
     return Draft(
         track=track,
         competency_area="parallelism",
-        topic="data-parallelism" if level != "L5" else "3d-parallelism",
+        topic="data-parallelism",
         level=level,
         zone=zone_,
         bloom_level=bloom,
@@ -209,16 +212,20 @@ def optimizer_state(rng: random.Random, tables: Tables, track: str, level: str) 
         calculations=calculations,
         conclusion=[verdict],
         family="optimizer-state",
-        params={"device": device.key, "model": model.key, "gpus": n, "activation_pct": int(act * 100)},
-        minutes={"L3": 5, "L4": 7, "L5": 10}[level],
+        params={
+            "device": device.key,
+            "model": model.key,
+            "gpus": n,
+            "activation_pct": int(act * 100),
+            "variant": variant,
+        },
+        minutes={"count": 5, "ddp": 6, "stages": 7}[variant],
     )
 
 
 # --- training time and cost ----------------------------------------------------------------------
 
-TIME_CELLS = frozenset(
-    [("cloud", lv) for lv in ("L3", "L4", "L5", "L6+")] + [("global", lv) for lv in ("L4", "L5", "L6+")]
-)
+TIME_CELLS = frozenset({("cloud", "L3"), ("global", "L3")})
 
 
 def training_time(rng: random.Random, tables: Tables, track: str, level: str) -> Draft | None:
@@ -231,7 +238,8 @@ def training_time(rng: random.Random, tables: Tables, track: str, level: str) ->
     name = _name(device)
     n = pick(rng, (256, 512, 1024, 2048, 4096))
     mfu = Fraction(pick(rng, (30, 35, 40, 45, 50)), 100)
-    tokens = model.params * 20 if level in ("L5", "L6+") else Fraction(pick(rng, (300, 500, 1000, 2000)))
+    optimal = rng.random() < 0.5  # the token budget from the compute-optimal rule, or a given one
+    tokens = model.params * 20 if optimal else Fraction(pick(rng, (300, 500, 1000, 2000)))
     tokens = Fraction(fmt(tokens))  # as written: later lines compute from the stated token count
     price = PRICES[device.key]
     flops_text, flops = shown(6 * model.params * tokens * 10**18 / 10**21)  # in units of 10^21 FLOPs
@@ -259,7 +267,8 @@ def training_time(rng: random.Random, tables: Tables, track: str, level: str) ->
             f" The cloud contract is ${price} per GPU-hour; expect {fmt(mfu * 100)}% model FLOPs utilisation.",
         ),
     )
-    calculations = [
+    calculations = [f"20 * {fmt(model.params)}e9 = {fmt(tokens)}e9 tokens"] if optimal else []
+    calculations += [
         f"6 * {fmt(model.params)}e9 * {fmt(tokens)}e9 = {flops_text}e21 FLOPs",
         f"{prose(n)} * {peak.text} * {fmt(mfu)} = {rate_text} EFLOPS delivered",
         f"{flops_text}e21 FLOPs / {rate_text} EFLOPS = {secs_text} s",
@@ -268,38 +277,18 @@ def training_time(rng: random.Random, tables: Tables, track: str, level: str) ->
         f"{hours_text} * {price} = {cost_text} dollars",
     ]
     verdict = f"About {days_text} days on {prose(n)} GPUs, roughly ${prose(cost)} of GPU time."
-    if level in ("L5", "L6+"):
+    if optimal:
         scenario += " The token budget follows the compute-optimal rule of about 20 tokens per parameter."
-    if level == "L3":
-        question = "How many days will the run take, and what will the GPU time cost?"
-        zone_, bloom = zone(rng, level, ("analyze",))
-    elif level == "L4":
-        question = pick(
-            rng,
-            (
-                f"Is the {days_text}-day estimate sensitive to utilisation? What would 10 points more MFU save?",
-                "Estimate the wall-clock time and cost, and say which input is the least certain.",
-            ),
-        ).replace(f"{days_text}-day ", "")
-        zone_, bloom = zone(rng, level, ("evaluation", "optimization"))
-    elif level == "L5":
-        question = (
-            "Specify the run: total FLOPs, days on this fleet, GPU-hours and cost, and the risks to the plan."
-        )
-        zone_, bloom = zone(rng, level, ("specification", "design"))
+        question = "How many tokens does that rule give, and how many days and dollars will the run take?"
+        verdict = f"{tokens_prose(tokens)} tokens: " + verdict[0].lower() + verdict[1:]
     else:
-        question = "Is this training budget sound? Give the time, cost and the two assumptions you would challenge first."
-        zone_, bloom = zone(rng, level, ("mastery",))
+        question = "How many days will the run take, and what will the GPU time cost?"
+    zone_, bloom = zone(rng, level, ("analyze",))
     answer = (
         f"{verdict} Training compute is about 6 FLOPs per parameter per token, and the fleet delivers peak times "
         f"utilisation, not peak. Utilisation is the least certain input: each point of MFU moves the schedule by a "
         f"few percent, and restarts after failures, evaluation pauses and data-pipeline stalls come on top."
     )
-    if level == "L6+":
-        answer += (
-            " Challenge the MFU figure (measure it on a short run at full scale) and the failure budget "
-            "(at thousands of GPUs, hardware faults arrive daily, so checkpoint cost and restart time belong in the plan)."
-        )
     return Draft(
         track=track,
         competency_area="compute" if track == "cloud" else "cross-cutting",
@@ -340,7 +329,7 @@ def training_time(rng: random.Random, tables: Tables, track: str, level: str) ->
             "mfu_pct": int(mfu * 100),
             "tokens_b": fmt(tokens),
         },
-        minutes={"L3": 6, "L4": 8, "L5": 10, "L6+": 12}[level],
+        minutes=6,
     )
 
 
@@ -353,7 +342,7 @@ def tokens_prose(tokens_b: Fraction) -> str:
 
 # --- all-reduce ----------------------------------------------------------------------------------
 
-ALLREDUCE_CELLS = frozenset({("cloud", "L3"), ("cloud", "L4"), ("cloud", "L5")})
+ALLREDUCE_CELLS = frozenset({("cloud", "L3")})  # three questions at L3 (issue 26: drills are drills)
 
 
 def allreduce(rng: random.Random, tables: Tables, track: str, level: str) -> Draft | None:
@@ -399,16 +388,17 @@ def allreduce(rng: random.Random, tables: Tables, track: str, level: str) -> Dra
         f"{moved_text} GB / {link.text} = {t_text} ms per all-reduce",
     ]
     verdict = f"About {t_text} ms per step for the all-reduce, if nothing overlaps it."
-    if level == "L3":
+    variant = pick(rng, ("time", "share", "levers"))
+    if variant == "time":
         question = "How long does one gradient all-reduce take at best?"
         zone_, bloom = zone(rng, level, ("analyze", "implement"))
-    elif level == "L4":
+    elif variant == "share":
         scenario += f" Forward and backward take {compute_ms} ms per step, but steps take longer than that."
         share_text, _ = shown(t / (t + compute_ms))
         calculations.append(
             f"{t_text} / ({t_text} + {compute_ms}) = {share_text} of the step if not overlapped"
         )
-        question = "How much of each step could the all-reduce cost if it is not overlapped with backward, and how do you check?"
+        question = "How much of each step could the all-reduce cost if it is not overlapped with backward?"
         verdict = f"Up to {share_text} of the step ({t_text} ms of {fmt(t + compute_ms)} ms) if communication is serialised."
         zone_, bloom = zone(rng, level, ("diagnosis",))
     else:
@@ -430,7 +420,7 @@ def allreduce(rng: random.Random, tables: Tables, track: str, level: str) -> Dra
             f"Accumulation divides the {t_text} ms all-reduce by 4 per micro-batch ({quarter_text} ms); "
             f"overlap hides it entirely only if backward ({compute_ms * 2 // 3} ms) is longer than the all-reduce."
         )
-        zone_, bloom = zone(rng, level, ("optimization", "evaluation"))
+        zone_, bloom = zone(rng, level, ("analyze",))
     answer = (
         f"{verdict} A ring all-reduce sends and receives 2(N-1)/N of the gradient buffer through every GPU's link, "
         f"so its time barely depends on N within a server and is set by the per-direction link bandwidth. "
@@ -468,16 +458,20 @@ def allreduce(rng: random.Random, tables: Tables, track: str, level: str) -> Dra
         calculations=calculations,
         conclusion=[verdict],
         family="allreduce",
-        params={"device": device.key, "model": model.key, "gpus": n, "compute_ms": compute_ms},
-        minutes={"L3": 5, "L4": 7, "L5": 9}[level],
+        params={
+            "device": device.key,
+            "model": model.key,
+            "gpus": n,
+            "compute_ms": compute_ms,
+            "variant": variant,
+        },
+        minutes=5,
     )
 
 
 # --- checkpoints ---------------------------------------------------------------------------------
 
-CKPT_CELLS = frozenset(
-    [("cloud", lv) for lv in ("L3", "L4", "L5", "L6+")] + [("global", "L5"), ("global", "L6+")]
-)
+CKPT_CELLS = frozenset({("cloud", "L3"), ("global", "L3")})
 
 
 def checkpoint(rng: random.Random, tables: Tables, track: str, level: str) -> Draft | None:
@@ -515,12 +509,13 @@ def checkpoint(rng: random.Random, tables: Tables, track: str, level: str) -> Dr
         f"{size_text} GB / {write} GB/s = {t_text} s to write it",
     ]
     verdict = f"A checkpoint is {size_text} GB and takes about {t_text} s to write."
-    if level in ("L4", "L5", "L6+"):
+    variant = pick(rng, ("size", "share", "interval"))  # each asks for one step more than the last
+    if variant != "size":
         scenario += f" Training pauses while a checkpoint is written, every {interval} minutes."
         ovh_text, _ = shown(t / (interval * 60))
         calculations.append(f"{t_text} s / ({interval} * 60 s) = {ovh_text} of training time spent writing")
         verdict += f" At one every {interval} minutes that is {ovh_text} of the time."
-    if level in ("L5", "L6+"):
+    if variant == "interval":
         scenario += f" Each GPU fails in a way that kills the job about once per {prose(mtbf_gpu)} hours."
         mtbf_text, mtbf = shown(Fraction(mtbf_gpu, n))
         seconds = fmt(mtbf * 3600, 12)  # exact: the written hours times 3600
@@ -538,32 +533,12 @@ def checkpoint(rng: random.Random, tables: Tables, track: str, level: str) -> Dr
             if interval < best / 2
             else f"close enough to the current {interval} minutes."
         )
-    if level == "L3":
-        question = "How big is one checkpoint, and how long does writing it stall training?"
-        zone_, bloom = zone(rng, level, ("analyze",))
-    elif level == "L4":
-        question = "What share of training time goes to checkpointing, and is the interval sensible?"
-        zone_, bloom = zone(rng, level, ("diagnosis", "optimization", "evaluation"))
-    elif level == "L5":
-        question = pick(
-            rng,
-            (
-                "What checkpoint interval minimises lost time, and how does it compare with the current one?",
-                "Specify the checkpoint interval from the failure rate and write time. Is the current one right?",
-                "Find the interval that balances write time against rework after failures.",
-            ),
-        )
-        zone_, bloom = zone(rng, level, ("optimization", "specification"))
-    else:
-        question = pick(
-            rng,
-            (
-                "Propose a checkpointing policy for this job: interval, synchronous or not, and where the time goes.",
-                "Design the job's fault-tolerance plan: checkpoint cadence, storage path and restart budget.",
-                "Leadership asks why goodput is below 90%. What checkpointing strategy do you put in place?",
-            ),
-        )
-        zone_, bloom = zone(rng, level, ("mastery", "realization", "design"))
+    question = {
+        "size": "How big is one checkpoint, and how long does writing it stall training?",
+        "share": "What share of training time goes to writing checkpoints at this interval?",
+        "interval": "What checkpoint interval minimises lost time, and how does it compare with the current one?",
+    }[variant]
+    zone_, bloom = zone(rng, level, ("analyze",))
     answer = (
         f"{verdict} The checkpoint carries 14 bytes per parameter: 2 for the BF16 weights and 12 for the FP32 master "
         f"copy and the two Adam moments. Checkpointing too often wastes write time; too rarely, each failure throws "
@@ -602,7 +577,7 @@ def checkpoint(rng: random.Random, tables: Tables, track: str, level: str) -> Dr
         ]
         + (
             [f"Per-GPU job-killing failures: one per {prose(mtbf_gpu)} h; {prose(n)} GPUs."]
-            if level in ("L5", "L6+")
+            if variant == "interval"
             else []
         ),
         calculations=calculations,
@@ -615,6 +590,7 @@ def checkpoint(rng: random.Random, tables: Tables, track: str, level: str) -> Dr
             "write_gbs": write,
             "interval_min": interval,
             "mtbf_h": mtbf_gpu,
+            "variant": variant,
         },
-        minutes={"L3": 5, "L4": 7, "L5": 10, "L6+": 12}[level],
+        minutes={"size": 4, "share": 5, "interval": 7}[variant],
     )

@@ -68,12 +68,11 @@ EDGE_USES = (
     "a ship-board maintenance assistant",
     "a construction-site safety monitor",
 )
-MOBILE_USES = (
+MOBILE_USES = (  # text uses only: the models table holds text-only LLMs (issue 26)
     "an offline note-summarising feature",
     "a private keyboard reply suggester",
     "a travel app's offline translator",
     "an on-device email reply assistant",
-    "a photo-captioning accessibility feature",
     "a journaling app that never uploads entries",
     "a language-learning conversation partner",
 )

@@ -50,7 +50,7 @@ def _gpu_name(tables: Tables, key: str) -> str:
 
 # --- carbon --------------------------------------------------------------------------------------
 
-CARBON_CELLS = frozenset(("global", lv) for lv in ("L1", "L2", "L3", "L4", "L5", "L6+"))
+CARBON_CELLS = frozenset(("global", lv) for lv in ("L1", "L2", "L3"))
 
 
 def carbon(rng: random.Random, tables: Tables, track: str, level: str) -> Draft | None:
@@ -113,7 +113,7 @@ def carbon(rng: random.Random, tables: Tables, track: str, level: str) -> Draft 
                 ),
             )
             zone_, bloom = zone(rng, level, ("fluency", "analyze"))
-        elif level == "L3":
+        elif rng.random() < 0.5:
             question = pick(
                 rng,
                 (
@@ -127,7 +127,7 @@ def carbon(rng: random.Random, tables: Tables, track: str, level: str) -> Draft 
             )
             verdict += f" Facility overhead is {prose(Fraction(over_text))} kWh of it."
             zone_, bloom = zone(rng, level, ("analyze",))
-        elif level == "L4":
+        else:
             question = (
                 f"Moving the job to {other} ({fmt(grid2)} kg CO2e per kWh) adds a day of data transfer. "
                 f"Is the move worth it?"
@@ -138,49 +138,13 @@ def carbon(rng: random.Random, tables: Tables, track: str, level: str) -> Draft 
                 if co2b < co2
                 else "the move would raise emissions, so the job stays."
             )
-            zone_, bloom = zone(rng, level, ("evaluation",))
-        elif level == "L5":
-            budget = pick(rng, (Fraction(1, 2), Fraction(3, 4), Fraction(9, 10)))
-            cap_text, _ = shown(co2 * budget)
-            calculations.append(
-                f"{prose(co2)} kg * {fmt(budget)} = {prose(Fraction(cap_text))} kg CO2e allowed"
-            )
-            question = f"The team's carbon budget allows {fmt(budget * 100)}% of this figure. Specify how the job meets it."
-            cap = Fraction(cap_text)
-            calculations.append(f"{prose(fac)} kWh * {fmt(grid2)} kg/kWh = {prose(co2b)} kg CO2e on {other}")
-            verdict += f" The budget is {prose(cap)} kg CO2e. " + (
-                f"Running on {other} ({prose(co2b)} kg) meets it with no other change."
-                if co2b <= cap
-                else f"Even {other} gives {prose(co2b)} kg, so, staying put, the energy itself must fall by "
-                f"{fmt((1 - budget) * 100)}%: fewer trials (early stopping of weak ones), lower precision, or "
-                f"hours when the grid is cleaner."
-            )
-            zone_, bloom = zone(rng, level, ("specification", "optimization"))
-        else:
-            question = pick(
-                rng,
-                (
-                    "The company will run jobs like this every week. Set a placement and scheduling policy for "
-                    "carbon, and quantify it.",
-                    "Leadership commits to halving ML emissions in two years. What policy do you propose for jobs "
-                    "like this one, with numbers?",
-                    "Draft the carbon strategy for a weekly cadence of such jobs: where, when and on what hardware.",
-                ),
-            )
-            year_text, _ = shown(co2 * 52 / 1000)
-            yearb_text, _ = shown(co2b * 52 / 1000)
-            calculations += [
-                f"{prose(co2)} kg * 52 = {year_text} t CO2e per year on {region}",
-                f"{prose(co2b)} kg * 52 = {yearb_text} t CO2e per year on {other}",
-            ]
-            verdict += f" Weekly, that is {year_text} t a year here against {yearb_text} t on {other}."
-            zone_, bloom = zone(rng, level, ("mastery",))
+            zone_, bloom = zone(rng, level, ("analyze",))
     answer = (
         f"{verdict} Energy is GPUs times board power times hours, scaled by PUE for cooling and power "
         f"distribution; emissions multiply by the grid's intensity. Board power is an upper bound (GPUs rarely "
         f"sit at TDP), and hosts, networking and storage add on top, so measure before publishing a number."
     )
-    if level in ("L4", "L5", "L6+"):
+    if other in question:
         answer += (
             " The biggest lever is where and when the job runs: grid intensity varies by more than ten times "
             "between regions and by hour; next come utilisation (fewer idle GPU-hours) and efficiency (a newer "
@@ -227,15 +191,13 @@ def carbon(rng: random.Random, tables: Tables, track: str, level: str) -> Draft 
             "grid": fmt(grid),
             "other": fmt(grid2),
         },
-        minutes={"L1": 2, "L2": 4, "L3": 6, "L4": 8, "L5": 10, "L6+": 12}[level],
+        minutes={"L1": 2, "L2": 4, "L3": 6}[level],
     )
 
 
 # --- serving-fleet -------------------------------------------------------------------------------
 
-FLEET_CELLS = frozenset(
-    [("cloud", "L5"), ("cloud", "L6+")] + [("global", lv) for lv in ("L3", "L4", "L5", "L6+")]
-)
+FLEET_CELLS = frozenset({("cloud", "L3"), ("global", "L3")})
 
 
 def _tensor_parallel(params_b: Fraction, memory_gb: Fraction) -> int | None:
@@ -327,7 +289,8 @@ def serving_fleet(rng: random.Random, tables: Tables, track: str, level: str) ->
         if tp > 1
         else f"{gpus} GPUs, about ${prose(month)} a month if run around the clock."
     )
-    if level == "L3":
+    variant = pick(rng, ("size", "cap", "zones"))
+    if variant == "size":
         question = pick(
             rng,
             (
@@ -336,7 +299,7 @@ def serving_fleet(rng: random.Random, tables: Tables, track: str, level: str) ->
             ),
         )
         zone_, bloom = zone(rng, level, ("analyze",))
-    elif level == "L4":
+    elif variant == "cap":
         question = pick(
             rng,
             (
@@ -355,8 +318,8 @@ def serving_fleet(rng: random.Random, tables: Tables, track: str, level: str) ->
             f" A 90% cap would need {hot} GPUs, but queueing delay in an M/M/1 model grows as u/(1-u): from "
             f"{wait_text} to 9 service times, so the latency target breaks on any burst."
         )
-        zone_, bloom = zone(rng, level, ("evaluation", "optimization"))
-    elif level == "L5":
+        zone_, bloom = zone(rng, level, ("analyze",))
+    else:
         question = pick(
             rng,
             (
@@ -373,34 +336,13 @@ def serving_fleet(rng: random.Random, tables: Tables, track: str, level: str) ->
         verdict += (
             f" To survive a zone outage with three zones, each holds {per_zone} replicas: {total} GPUs."
         )
-        zone_, bloom = zone(rng, level, ("specification", "design", "realization"))
-    else:
-        question = pick(
-            rng,
-            (
-                "Traffic doubles yearly. Propose a serving strategy for the next two years: fleet size, cost and the "
-                "levers that bend the curve.",
-                "Usage is forecast to quadruple within two years. What serving plan do you take to leadership?",
-                "Write the two-year capacity and cost strategy, assuming load doubles every year.",
-            ),
-        )
-        later_text, later = shown(4 * need, 4)
-        halved_text, _ = shown(later / 2, 4)
-        calculations += [
-            f"4 * {need_text} = {later_text} GPUs of throughput in two years at today's efficiency",
-            f"{later_text} / 2 = {halved_text} GPUs if tokens per GPU double (FP8 weights, speculative decoding)",
-        ]
-        verdict += (
-            f" In two years, about {prose(ceil(later))} GPUs at today's efficiency, or {prose(ceil(Fraction(halved_text)))} "
-            f"if tokens per GPU double; the efficiency roadmap is worth as much as the hardware budget."
-        )
-        zone_, bloom = zone(rng, level, ("mastery", "design"))
+        zone_, bloom = zone(rng, level, ("analyze",))
     answer = (
         f"{verdict} Size from tokens per second, not requests: the GPU's throughput is measured in tokens at the "
         f"latency target, and the utilisation cap keeps queueing delay bounded at peak. Off-peak, scale down or fill "
         f"the fleet with batch work, since paying for peak around the clock is the largest waste."
     )
-    if level in ("L5", "L6+"):
+    if variant == "zones":
         answer += (
             " The levers: quantised weights (FP8 or INT8) and speculative decoding raise tokens per GPU, prefix "
             "caching cuts prompt work, and shorter default outputs cut tokens per request; each moves the GPU count "
@@ -442,14 +384,21 @@ def serving_fleet(rng: random.Random, tables: Tables, track: str, level: str) ->
         calculations=calculations,
         conclusion=[verdict],
         family="serving-fleet",
-        params={"device": key, "model": model.key, "rps": rps, "out_tokens": out_tokens, "per_gpu": per_gpu},
-        minutes={"L3": 6, "L4": 8, "L5": 10, "L6+": 12}[level],
+        params={
+            "device": key,
+            "model": model.key,
+            "rps": rps,
+            "out_tokens": out_tokens,
+            "per_gpu": per_gpu,
+            "variant": variant,
+        },
+        minutes=6,
     )
 
 
 # --- feature-energy ------------------------------------------------------------------------------
 
-ENERGY_CELLS = frozenset((t, lv) for t in ("mobile", "edge") for lv in ("L3", "L4", "L5", "L6+"))
+ENERGY_CELLS = frozenset({("mobile", "L3"), ("edge", "L3")})
 PHONE_FEATURES = (
     ("live captions", "second of audio", 3600),
     ("photo enhancement", "photo", 200),
@@ -527,7 +476,8 @@ def feature_energy(rng: random.Random, tables: Tables, track: str, level: str) -
                 else "a drain users will see, so it must shrink before launch."
             )
         )
-        if level == "L5":
+        variant = pick(rng, ("share", "halve", "budget"))
+        if variant == "budget":
             # A concrete budget to specify against: 1% of the battery a day for a heavy user.
             budget = battery_wh * 36
             ratio_text, _ = shown(Fraction(budget) / day)
@@ -564,6 +514,7 @@ def feature_energy(rng: random.Random, tables: Tables, track: str, level: str) -
                 f" Duty is {hours} hours per day, powered from a {supply} ({prose(battery_wh)} Wh usable).",
             ),
         )
+        variant = pick(rng, ("share", "halve"))
         scenario += pick(
             rng,
             (
@@ -598,7 +549,7 @@ def feature_energy(rng: random.Random, tables: Tables, track: str, level: str) -
             "hours": hours,
             "battery_wh": battery_wh,
         }
-    if level == "L3":
+    if variant == "share":
         question = pick(
             rng,
             (
@@ -606,8 +557,7 @@ def feature_energy(rng: random.Random, tables: Tables, track: str, level: str) -
                 f"Estimate the daily energy in {energy_unit} and the share of stored energy it takes.",
             ),
         )
-        zone_, bloom = zone(rng, level, ("analyze",))
-    elif level == "L4":
+    elif variant == "halve":
         question = pick(
             rng,
             (
@@ -615,38 +565,21 @@ def feature_energy(rng: random.Random, tables: Tables, track: str, level: str) -
                 "Users complain about battery life. Is this the culprit, and what would you change first?",
             ),
         )
-        zone_, bloom = zone(rng, level, ("diagnosis", "optimization", "evaluation"))
-    elif level == "L5":
-        question = pick(
-            rng,
-            (
-                "Specify an energy budget for this feature and the design changes that meet it.",
-                "Design the feature's power policy: when it runs, at what rate, and what it may cost per day.",
-            ),
-        )
-        zone_, bloom = zone(rng, level, ("specification", "design", "optimization"))
     else:
-        question = pick(
-            rng,
-            (
-                "Plan the rollout across the whole device fleet: energy targets, how you measure them in the field, "
-                "and the fallbacks.",
-                "Propose the power architecture for the next product generation, with quantified targets.",
-            ),
-        )
-        zone_, bloom = zone(rng, level, ("mastery", "realization"))
+        question = "Does the feature fit a budget of 1% of the battery a day for a heavy user?"
+    zone_, bloom = zone(rng, level, ("analyze",))
     answer = (
         f"{verdict} Energy is power times time per use, times uses; the share of stored energy is what users feel. "
         f"The levers, in order: run less often (batch or trigger on events), run shorter (a smaller or quantised "
         f"model, fewer frames), and run at a better operating point (the NPU or a lower power mode finishes the "
         f"same work for less energy than a hot GPU or CPU)."
     )
-    if level == "L4":
+    if variant == "halve":
         answer += (
             " Energy is a product, so any one change that halves a factor halves the drain: half as many runs, "
             "half the time per run, or half the power while running; the first is usually the cheapest."
         )
-    if level in ("L5", "L6+"):
+    if variant == "budget":
         answer += (
             " Set the budget as a share of daily energy, gate releases on a measured regression test of energy per "
             "use, and watch field telemetry by device model, since thermal throttling raises energy per use on hot days."
@@ -680,6 +613,6 @@ def feature_energy(rng: random.Random, tables: Tables, track: str, level: str) -
         calculations=calculations,
         conclusion=[verdict],
         family="feature-energy",
-        params=params,
-        minutes={"L3": 6, "L4": 8, "L5": 10, "L6+": 12}[level],
+        params={**params, "variant": variant},
+        minutes=6,
     )

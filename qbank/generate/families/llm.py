@@ -29,7 +29,8 @@ BYTES = {
 }
 CLOUD_GPUS = ("v100", "a100-40gb", "a100-80gb", "h100-sxm", "h100-pcie", "h200", "b200", "l4", "t4", "mi300x")
 EDGE_SOCS = ("jetson-orin-nano", "jetson-orin-nx", "jetson-agx-orin")
-PHONES = ("apple-a17-pro", "snapdragon-8-gen-3", "apple-m2")
+# Phones only (issue 26): the Apple M2 is a laptop and tablet chip, listed as mobile-soc in the table.
+PHONES = ("apple-a17-pro", "snapdragon-8-gen-3")
 SMALL_MODELS = ("phi-3-mini", "llama-2-7b", "llama-3-8b", "mistral-7b", "qwen2-5-7b")
 
 
@@ -137,11 +138,18 @@ def weights_fit(rng: random.Random, tables: Tables, track: str, level: str) -> D
     zone_, bloom = zone(
         rng, level, ("recall", "fluency") if level == "L1" else ("fluency", "analyze", "implement")
     )
+    # Only a datacenter GPU has peers to split a model across (tensor parallelism over NVLink); a
+    # phone or an edge module runs it alone, so there the way out is a smaller format or model.
+    remedy = (
+        f"{need} devices' worth of usable memory (tensor parallelism across {need} GPUs) or a smaller format"
+        if track == "cloud"
+        else "a smaller format or a smaller model, since the device runs it alone"
+    )
     verdict = (
         f"Yes: the weights take {w_text} GB, {share_text}% of the {u_text} GB left after the reserve."
         if fits
         else f"No: the weights take {w_text} GB, more than the {u_text} GB left after the reserve, so they need "
-        f"{need} devices' worth of usable memory (tensor parallelism across {need} devices) or a smaller format."
+        f"{remedy}."
     )
     if level == "L1":
         answer = (
@@ -169,7 +177,9 @@ def weights_fit(rng: random.Random, tables: Tables, track: str, level: str) -> D
         phase="inference",
         title=pick(rng, _FIT_TITLES).format(**slots),
         scenario=scenario,
-        question=pick(rng, _FIT_QUESTIONS[level]).format(**slots),
+        question=pick(
+            rng, [q for q in _FIT_QUESTIONS[level] if track == "cloud" or "devices" not in q]
+        ).format(**slots),
         solution=answer,
         mistake=(
             "Comparing the parameter count with the memory size directly, as if one parameter took one byte, "
@@ -198,10 +208,7 @@ def weights_fit(rng: random.Random, tables: Tables, track: str, level: str) -> D
 
 # --- kv-cache ------------------------------------------------------------------------------------
 
-KV_CELLS = frozenset(
-    [("cloud", lv) for lv in ("L2", "L3", "L4")]
-    + [("edge", "L3"), ("edge", "L4"), ("mobile", "L3"), ("mobile", "L4")]
-)
+KV_CELLS = frozenset({("cloud", "L2"), ("cloud", "L3"), ("edge", "L3"), ("mobile", "L3")})
 _KV_OPENERS = (
     "{team} serves {model} for {use} on one {device}, with {prec} weights and an FP16 KV cache.",
     "{use_c} runs {model} ({prec} weights, FP16 KV cache) on a single {device}.",
@@ -210,15 +217,15 @@ _KV_OPENERS = (
     "The capacity sheet for {use} assumes {model} in {prec} on a single {device} and an FP16 KV cache.",
 )
 _KV_QUESTIONS = {
-    "L2": (
+    "size": (
         "How many bytes of KV cache does each token add, and how much does one {ctx}-token sequence hold?",
         "What is the KV-cache footprint per token and per {ctx}-token sequence for this model?",
     ),
-    "L3": (
+    "fit": (
         "How many {ctx}-token sequences can be in flight at once before the KV cache runs out of memory?",
         "What is the largest batch of {ctx}-token requests that fits next to the weights?",
     ),
-    "L4": (
+    "oom": (
         "Why does a batch of {batch} fail with out-of-memory although the weights fit easily, and what batch does fit?",
         "The server OOMs at batch {batch}. What is eating the memory, and what is the largest batch that fits?",
     ),
@@ -244,10 +251,13 @@ def kv_cache(rng: random.Random, tables: Tables, track: str, level: str) -> Draf
     left_text, left = shown(mem * (1 - reserve) - w)
     if left <= 0 or seq <= 0:
         return None
-    fit_text, fit = shown(left / seq)
-    max_batch = int(fit)
+    fit_text, _ = shown(left / seq)
+    # Whole sequences, from the unrounded figures (issue 26: rounding the GB figures first, then the
+    # quotient, promised one or two sequences more than fit).
+    max_batch = int((mem * (1 - reserve) - model.params * BYTES[prec]) / Fraction(per_token * ctx, 10**9))
     if max_batch < 1 and level != "L2":
         return None
+    variant = "size" if level == "L2" else pick(rng, ("fit", "oom"))
     batch = max_batch * 2 + pick(rng, (1, 3, 5)) if max_batch < 64 else max_batch + max_batch // 2
     slots = {
         "team": pick(rng, CLOUD_TEAMS),
@@ -264,30 +274,30 @@ def kv_cache(rng: random.Random, tables: Tables, track: str, level: str) -> Draf
         f" {model.name} has {model.layers} layers, {model.kv_heads} KV heads of dimension {model.head_dim}, "
         f"and requests run to {prose(ctx)} tokens of context."
     )
-    if level != "L2":
+    if variant != "size":
         scenario += f" The device has {fmt(mem)} GB, of which {fmt(reserve * 100)}% is kept for the runtime."
-    if level == "L4":
+    if variant == "oom":
         scenario += f" A batch of {batch} such requests crashes with an out-of-memory error."
     zone_, bloom = zone(
         rng,
         level,
-        {"L2": ("fluency", "analyze"), "L3": ("analyze", "implement"), "L4": ("diagnosis",)}[level],
+        {"size": ("fluency", "analyze"), "fit": ("analyze", "implement"), "oom": ("diagnosis",)}[variant],
     )
     calculations = [
         f"2 * {model.layers} layers * {model.kv_heads} heads * {model.head_dim} * 2 bytes = {per_token} bytes per token",
         f"{per_token} bytes * {ctx} tokens = {seq_text} GB per sequence",
     ]
-    if level != "L2":
+    if variant != "size":
         calculations += [
             f"{fmt(model.params)}B * {fmt(BYTES[prec])} bytes = {w_text} GB of weights",
             f"{fmt(mem)} GB * {fmt(1 - reserve)} - {w_text} GB = {left_text} GB for the KV cache",
             f"{left_text} GB / {seq_text} GB = {fit_text} sequences",
         ]
-    if level == "L2":
+    if variant == "size":
         verdict = f"Each token adds {prose(per_token)} bytes, so one {prose(ctx)}-token sequence holds {seq_text} GB."
     else:
-        verdict = f"About {max_batch} sequences of {prose(ctx)} tokens fit in the {left_text} GB left after the weights."
-    if level == "L4":
+        verdict = f"{max_batch} whole sequences of {prose(ctx)} tokens fit in the {left_text} GB left after the weights."
+    if variant == "oom":
         verdict = (
             f"The KV cache, not the weights: {batch} sequences need {fmt(batch * seq)} GB of KV cache against "
             f"{left_text} GB free, so at most {max_batch} fit."
@@ -313,7 +323,7 @@ def kv_cache(rng: random.Random, tables: Tables, track: str, level: str) -> Draf
         phase="inference",
         title=pick(rng, _KV_TITLES).format(**slots),
         scenario=scenario,
-        question=pick(rng, _KV_QUESTIONS[level]).format(**slots),
+        question=pick(rng, _KV_QUESTIONS[variant]).format(**slots),
         solution=answer,
         mistake=(
             "Budgeting memory for the weights only, or computing the KV cache with the number of query heads "
@@ -336,15 +346,16 @@ def kv_cache(rng: random.Random, tables: Tables, track: str, level: str) -> Draf
             "precision": prec,
             "context": ctx,
             "reserve_pct": int(reserve * 100),
+            "variant": variant,
         },
-        minutes={"L2": 3, "L3": 5, "L4": 7}[level],
+        minutes={"size": 3, "fit": 5, "oom": 6}[variant],
     )
 
 
 # --- decode-speed --------------------------------------------------------------------------------
 
-# L2 and L3 only: a drill is a drill (issue 26), and at L4 this template had only two distinct
-# questions and answers to give on mobile, the rest repeats under another opener (duplicate-content).
+# L2 and L3 only: a drill is a drill (issue 26). The precision-switch question, once labelled L4,
+# is one more L3 analysis.
 DECODE_CELLS = frozenset([(t, lv) for t in ("cloud", "mobile", "edge") for lv in ("L2", "L3")])
 _DECODE_OPENERS = (
     "{team} measures single-stream generation speed of {model} with {prec} weights on one {device} for {use}.",
@@ -354,15 +365,15 @@ _DECODE_OPENERS = (
     "{use_c} streams tokens from {model} with {prec} weights on one {device}, batch size 1.",
 )
 _DECODE_QUESTIONS = {
-    "L2": (
+    "bound": (
         "What is the upper bound on tokens per second for one stream, and what hardware figure sets it?",
         "How many tokens per second can one stream reach at best, given that each token reads every weight once?",
     ),
-    "L3": (
+    "observed": (
         "The team sees {seen} tokens/s. What fraction of the memory-bandwidth bound is that, and is it plausible?",
         "Measured speed is {seen} tokens/s. How close is that to the bandwidth limit, and where could the rest go?",
     ),
-    "L4": (
+    "switch": (
         "How much faster could single-stream decoding get by moving the weights from {prec} to {prec2}, and what caps the gain?",
         "Would switching the weights from {prec} to {prec2} speed up one stream, by at most how much, and why not more?",
     ),
@@ -391,7 +402,8 @@ def decode_speed(rng: random.Random, tables: Tables, track: str, level: str) -> 
     efficiency = Fraction(pick(rng, (45, 55, 65, 75)), 100)
     seen = int(tps * efficiency) or 1
     lower = {"FP16": "INT8", "BF16": "INT8", "FP8": "INT4", "INT8": "INT4", "INT4": None}[prec]
-    if level == "L4" and lower is None:
+    variant = "bound" if level == "L2" else pick(rng, ("observed", "switch"))
+    if variant == "switch" and lower is None:
         return None
     slots = {
         "team": pick(rng, CLOUD_TEAMS),
@@ -405,7 +417,7 @@ def decode_speed(rng: random.Random, tables: Tables, track: str, level: str) -> 
     }
     scenario = pick(rng, _DECODE_OPENERS).format(**slots)
     scenario += f" {model.name} has {fmt(model.params)} billion parameters, and the device's memory delivers {bw.text}."
-    if level == "L3":
+    if variant == "observed":
         scenario += f" The profiler reports {seen} tokens/s."
     calculations = [
         f"{fmt(model.params)}B * {fmt(BYTES[prec])} bytes = {w_text} GB read per token",
@@ -419,7 +431,7 @@ def decode_speed(rng: random.Random, tables: Tables, track: str, level: str) -> 
         f"{verdict} At batch 1 each weight is used for one multiply-add per token, so the arithmetic is tiny "
         f"compared with the bytes moved and memory bandwidth, not peak FLOP/s, sets the pace."
     )
-    if level == "L3":
+    if variant == "observed":
         frac_text, _ = shown(Fraction(seen) / tps * 100)
         calculations.append(f"{seen} / {tps_text} = {frac_text}% of the bound")
         verdict = f"{seen} tokens/s is {frac_text}% of the {tps_text} tokens/s bound, a plausible share."
@@ -428,7 +440,7 @@ def decode_speed(rng: random.Random, tables: Tables, track: str, level: str) -> 
             f"kernel launches and sampling add time per token; a share far below half would point at unfused "
             f"kernels, host synchronisation or weights that are not actually in {prec}."
         )
-    if level == "L4":
+    if variant == "switch":
         w2_text, w2 = shown(model.params * BYTES[lower or prec])
         ratio_text, _ = shown(w / w2)
         calculations.append(f"{w_text} GB / {w2_text} GB = {ratio_text}x fewer bytes per token in {lower}")
@@ -438,24 +450,18 @@ def decode_speed(rng: random.Random, tables: Tables, track: str, level: str) -> 
             f"smaller because the KV cache, activations and dequantisation work do not shrink, and {lower} "
             f"kernels rarely reach the same share of bandwidth; check accuracy on the task before switching."
         )
-    zone_, bloom = zone(
-        rng,
-        level,
-        {"L2": ("fluency", "analyze"), "L3": ("diagnosis", "analyze"), "L4": ("optimization", "evaluation")}[
-            level
-        ],
-    )
+    zone_, bloom = zone(rng, level, ("fluency", "analyze") if level == "L2" else ("diagnosis", "analyze"))
     return Draft(
         track=track,
         competency_area="latency",
-        topic="latency-decomposition" if level != "L4" else "profiling-bottleneck-analysis",
+        topic="latency-decomposition" if variant != "switch" else "profiling-bottleneck-analysis",
         level=level,
         zone=zone_,
         bloom_level=bloom,
         phase="inference",
         title=pick(rng, _DECODE_TITLES).format(**slots),
         scenario=scenario,
-        question=pick(rng, _DECODE_QUESTIONS[level]).format(**slots),
+        question=pick(rng, _DECODE_QUESTIONS[variant]).format(**slots),
         solution=answer,
         mistake=(
             "Estimating decode speed from peak FLOP/s, as 2 x parameters FLOPs per token divided by the TFLOPS "
@@ -471,14 +477,20 @@ def decode_speed(rng: random.Random, tables: Tables, track: str, level: str) -> 
         calculations=calculations,
         conclusion=[verdict],
         family="decode-speed",
-        params={"device": device.key, "model": model.key, "precision": prec, "observed_tps": seen},
-        minutes={"L2": 3, "L3": 5, "L4": 6}[level],
+        params={
+            "device": device.key,
+            "model": model.key,
+            "precision": prec,
+            "observed_tps": seen,
+            "variant": variant,
+        },
+        minutes={"L2": 3, "L3": 5}[level],
     )
 
 
 # --- roofline ridge ------------------------------------------------------------------------------
 
-RIDGE_CELLS = frozenset([("cloud", lv) for lv in ("L1", "L2", "L3", "L4")] + [("edge", "L2"), ("edge", "L3")])
+RIDGE_CELLS = frozenset([("cloud", lv) for lv in ("L1", "L2", "L3")] + [("edge", "L2"), ("edge", "L3")])
 _RIDGE_OPENERS = (
     "{team} is deciding which kernels on the {device} to optimise for {use}.",
     "A performance review for {use} on {device} GPUs asks which operators are memory-bound.",
@@ -487,18 +499,18 @@ _RIDGE_OPENERS = (
     "A roofline plot for {use} on the {device} is missing its ridge point.",
 )
 _RIDGE_QUESTIONS = {
-    "L1": (
+    "ridge": (
         "What arithmetic intensity, in FLOP per byte, separates memory-bound from compute-bound kernels here?",
     ),
-    "L2": (
+    "gemm": (
         "Is a square {prec} matrix multiply with n = {n} memory-bound or compute-bound on this device?",
         "Where does an n = {n} square {prec} GEMM land on the roofline: below or above the ridge point?",
     ),
-    "L3": (
+    "batch": (
         "Batch-{b} decoding of a dense model reads each {prec} weight once per step. Is that below the ridge, and what batch reaches it?",
         "At batch {b}, is a {prec} decode step compute-bound, and from what batch size on would it be?",
     ),
-    "L4": (
+    "buy": (
         "The team can buy more FLOP/s or more bandwidth. Which helps an elementwise {prec} kernel, and which an n = {n} GEMM?",
     ),
 }
@@ -514,6 +526,7 @@ def ridge(rng: random.Random, tables: Tables, track: str, level: str) -> Draft |
         return None
     p = pick(rng, precs)
     prec = p.upper()
+    variant = {"L1": "ridge", "L2": pick(rng, ("gemm", "buy")), "L3": "batch"}[level]
     peak = device.spec(f"flops.{p}")
     bw = device.spec("memory_bandwidth")
     ridge_text, ridge_value = shown(peak.low / bw.low)
@@ -536,7 +549,7 @@ def ridge(rng: random.Random, tables: Tables, track: str, level: str) -> Draft |
         f"{verdict} A kernel that does fewer floating-point operations per byte of memory traffic than that "
         f"cannot reach peak compute on this device and is limited by bandwidth; above it, compute is the limit."
     )
-    if level in ("L2", "L4"):
+    if variant in ("gemm", "buy"):
         ai_text, ai = shown(Fraction(2 * n**3) / (3 * n * n * elem))
         calculations += [
             f"2 * {n}^3 = {2 * n**3} FLOPs",
@@ -551,13 +564,13 @@ def ridge(rng: random.Random, tables: Tables, track: str, level: str) -> Draft |
             f"{verdict} A square GEMM does 2n^3 operations on 3n^2 elements, so its intensity grows with n; small "
             f"matrices, like elementwise kernels, sit left of the ridge."
         )
-        if level == "L4":
+        if variant == "buy":
             verdict += " An elementwise kernel does well under 1 FLOP per byte, so only bandwidth helps it."
             answer = (
                 f"{verdict} Buy for the workload's intensity: bandwidth speeds up everything left of the ridge "
                 f"(elementwise, normalisation, batch-1 decode), FLOP/s only what is right of it (large GEMMs, prefill)."
             )
-    if level == "L3":
+    if variant == "batch":
         calculations.append(
             f"{b} * 2 FLOPs / {fmt(elem)} bytes = {fmt(Fraction(2 * b) / elem)} FLOP/byte at batch {b}"
         )
@@ -572,14 +585,7 @@ def ridge(rng: random.Random, tables: Tables, track: str, level: str) -> Draft |
             f"linearly with batch size until KV-cache traffic and memory capacity stop it."
         )
     zone_, bloom = zone(
-        rng,
-        level,
-        {
-            "L1": ("recall", "fluency"),
-            "L2": ("fluency", "analyze"),
-            "L3": ("analyze",),
-            "L4": ("evaluation", "optimization"),
-        }[level],
+        rng, level, {"L1": ("recall", "fluency"), "L2": ("fluency", "analyze"), "L3": ("analyze",)}[level]
     )
     return Draft(
         track=track,
@@ -599,7 +605,7 @@ def ridge(rng: random.Random, tables: Tables, track: str, level: str) -> Draft |
             ),
         ).format(**slots),
         scenario=scenario,
-        question=pick(rng, _RIDGE_QUESTIONS[level]).format(**slots),
+        question=pick(rng, _RIDGE_QUESTIONS[variant]).format(**slots),
         solution=answer,
         mistake=(
             "Judging a kernel by its FLOP count alone and assuming a faster GPU speeds up every kernel in proportion "
@@ -615,6 +621,6 @@ def ridge(rng: random.Random, tables: Tables, track: str, level: str) -> Draft |
         calculations=calculations,
         conclusion=[verdict],
         family="roofline-ridge",
-        params={"device": device.key, "precision": p, "n": n, "batch": b},
-        minutes={"L1": 2, "L2": 4, "L3": 5, "L4": 6}[level],
+        params={"device": device.key, "precision": p, "n": n, "batch": b, "variant": variant},
+        minutes={"L1": 2, "L2": 4, "L3": 5}[level],
     )

@@ -565,12 +565,7 @@ def _scale(rng: random.Random, quantity: Quantity, track: str) -> Draft:
         scenario=scenario,
         question=question,
         solution=solution,
-        mistake=(
-            "Believing a per-tensor scale can make any tensor fit, so the only question is how to pick it.",
-            "Scaling does fix tensors that are merely too large or too small as a whole, which is the common case.",
-            "Tensors whose own span exceeds the format's lose their smallest values whatever the scale, and the "
-            "loss looks like a tuning problem instead of a format limit.",
-        ),
+        mistake=_scale_mistake(low_kind, name),
         assumptions=[
             _range_line(f),
             f"One power-of-two scale per tensor, largest value at most half of {sci(f.max)}.",
@@ -581,6 +576,24 @@ def _scale(rng: random.Random, quantity: Quantity, track: str) -> Draft:
         params={"quantity": quantity.name, "small": small_text, "large": large_text, "format": f.name},
         minutes=6,
         verify=verify,
+    )
+
+
+def _scale_mistake(low_kind: str, name: str) -> tuple[str, str, str]:
+    """The wrong path this draw punishes (issue 26: one fixed text, "a scale cannot make every tensor
+    fit", contradicted the drills whose tensor does fit)."""
+    if low_kind == "normal":
+        return (
+            f"Casting to {name} with no scale, or with a scale that puts the largest value right at the maximum.",
+            "The tensor's span fits the format, so any scale seems to do.",
+            f"Without a scale the smallest values round away; with no margin, the next larger batch overflows "
+            f"{name}'s maximum and the step produces inf or NaN.",
+        )
+    return (
+        "Believing a per-tensor scale can make any tensor fit, so the only question is how to pick it.",
+        "Scaling does fix tensors that are merely too large or too small as a whole, which is the common case.",
+        "This tensor's own span exceeds the format's normal range, so its smallest values lose precision or "
+        "vanish whatever the scale, and the loss looks like a tuning problem instead of a format limit.",
     )
 
 
