@@ -62,13 +62,13 @@ _KEY_BYTES = 20
 # each statement without those words in sqlite_master (so _schema compares them as made).
 _TABLES = """
     CREATE TABLE IF NOT EXISTS files (key BLOB PRIMARY KEY, findings TEXT, equations INTEGER,
-        checked INTEGER, failed INTEGER, path TEXT, question_id TEXT, tombstone INTEGER, id_line INTEGER,
+        checked INTEGER, failed INTEGER, confirmed INTEGER, path TEXT, question_id TEXT, tombstone INTEGER, id_line INTEGER,
         id_column INTEGER, scenario_line INTEGER, scenario_column INTEGER, shingles BLOB, signature BLOB,
         content BLOB);
     CREATE TABLE IF NOT EXISTS search (id INTEGER PRIMARY KEY CHECK (id = 0), keys BLOB, pairs TEXT);
     CREATE TABLE IF NOT EXISTS stats (status BLOB PRIMARY KEY, key BLOB);
 """
-_COLUMNS = 15  # of files
+_COLUMNS = 16  # of files
 _STATUS = struct.Struct("5Q")  # device, inode, size, mtime and ctime in ns
 _WORD = 2**64 - 1  # each taken modulo 2**64: a time before 1970 or after 2262 (touch -d) still packs
 _LIBRARIES = ("pydantic", "pydantic-core", "PyYAML", "numpy", "ml_dtypes")
@@ -89,11 +89,11 @@ class Unavailable(Exception):
 @dataclass(frozen=True)  # no slots: a slotted dataclass pickles through Python-level get/setstate
 class Result:
     """What one file gave: its findings, its entry for the repo-wide rules (None when it could not be
-    loaded) and its napkin-math counts (equations, checked, failed)."""
+    loaded) and its counts (equations, checked, failed, device claims confirmed)."""
 
     findings: list[Finding]
     entry: BankEntry | None
-    tally: tuple[int, int, int]
+    tally: tuple[int, int, int, int]
 
 
 class Cache:
@@ -342,6 +342,7 @@ def _decode(row: Any) -> Result | None:
         equations,
         checked,
         failed,
+        confirmed,
         path,
         question_id,
         tombstone,
@@ -377,7 +378,7 @@ def _decode(row: Any) -> Result | None:
             key,
             content,
         )
-    return Result(found, entry, (equations, checked, failed))
+    return Result(found, entry, (equations, checked, failed, confirmed))
 
 
 def _secret(path: Path) -> bytes:

@@ -485,13 +485,12 @@ def _check_file(
 
     document = source.load(file, shown) if data is None else source.load_read(data, shown)
     if isinstance(document, Finding):
-        return Result([document], None, (0, 0, 0)), None
+        return Result([document], None, (0, 0, 0, 0)), None
     mine = replace(context, math=MathTally())  # this file's napkin-math counts
     record, findings = validate(file, document, context.schema)
     for check in RECORD_CHECKS:
         findings += check(record, mine)
-    tally = (mine.math.equations, mine.math.checked, mine.math.failed)
-    return Result(findings, entry_of(document), tally), record
+    return Result(findings, entry_of(document), mine.math.counts()), record
 
 
 def questions_of(target: Path) -> Path:

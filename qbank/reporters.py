@@ -24,6 +24,11 @@ def text(report: Report) -> str:
     lines.append(
         f"{_counts(report)}"
         f"; math: {s.math.equations} equations, {s.math.checked} checked, {s.math.failed} failed"
+        + (
+            f"; device claims confirmed: {s.math.device_claims_confirmed}"
+            if s.math.device_claims_confirmed
+            else ""
+        )
     )
     return "".join(inert(line) + "\n" for line in lines)
 

@@ -23,16 +23,23 @@ if TYPE_CHECKING:
 
 @dataclass
 class MathTally:
-    """Counts for the audit summary: relations found, compared, and found wrong."""
+    """Counts for the audit summary: relations found, compared, and found wrong, and the device
+    claims that the committed GPU evidence confirms (issue 26: a confirmed claim gives no finding,
+    so without this count nothing in a report would show it)."""
 
     equations: int = 0
     checked: int = 0
     failed: int = 0
+    device_claims_confirmed: int = 0
 
-    def add_counts(self, equations: int, checked: int, failed: int) -> None:
+    def add_counts(self, equations: int, checked: int, failed: int, confirmed: int) -> None:
         self.equations += equations
         self.checked += checked
         self.failed += failed
+        self.device_claims_confirmed += confirmed
+
+    def counts(self) -> tuple[int, int, int, int]:
+        return (self.equations, self.checked, self.failed, self.device_claims_confirmed)
 
     def add(self, outcome: Outcome) -> None:
         self.equations += 1

@@ -100,6 +100,8 @@ def _findings(record: Record, context: Context, statuses: set[str]) -> Iterator[
     check = refuted if "refuted" in statuses else unverified
     for index, claim in claims:
         result = resolve.resolve(claim, evidence)
+        if check is refuted:  # counted once per claim, by the rule every audit runs
+            context.math.device_claims_confirmed += result.status == "confirmed"
         if result.status in statuses:
             line, column = record.document.positions.value(("verify", index))
             message = f"{claim.claim!r} is {result.status} on {claim.device_scope}: {result.message}"

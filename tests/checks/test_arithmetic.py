@@ -13,7 +13,12 @@ VALID = EXAMPLES / "valid" / "arithmetic" / "cloud" / "precision" / "cloud-20261
 def test_summary_counts_equations(tmp_path: Path) -> None:
     code, report = audit_json(str(VALID))
     assert code == 0
-    assert report["summary"]["math"] == {"equations": 3, "checked": 3, "failed": 0}
+    assert report["summary"]["math"] == {
+        "equations": 3,
+        "checked": 3,
+        "failed": 0,
+        "device_claims_confirmed": 0,
+    }
 
 
 def test_hostile_napkin_math_makes_findings_and_runs_nothing(tmp_path: Path) -> None:

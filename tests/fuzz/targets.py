@@ -174,7 +174,7 @@ def check_file(data: bytes, file: Path = DEFAULT_FILE) -> list[Finding]:
     text = _text_of(data)
     for finding in result.findings:
         check_finding(finding, shown, text)
-    equations_found, checked, failed = result.tally
+    equations_found, checked, failed, _ = result.tally
     assert 0 <= failed <= checked <= equations_found, result.tally
     if record is not None and record.question is not None and not record.tombstone:
         # A question the model accepted has the shape every later stage relies on.

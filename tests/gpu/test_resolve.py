@@ -170,3 +170,20 @@ def test_the_audit_reads_the_banks_evidence(tmp_path: Path) -> None:
     resolve.load.cache_clear()
     _, report = audit_json(cwd=bank)
     assert [f["name"] for f in report["findings"]] == ["device-claim-refuted"]
+
+
+def test_the_audit_summary_counts_the_claims_the_evidence_confirms(tmp_path: Path) -> None:
+    """A confirmed claim gives no finding, so the summary counts them (issue 26), cache or not."""
+    from tests.conftest import EXAMPLES, audit_json
+
+    bank = tmp_path / "bank"
+    shutil.copytree(REPO / "schema", bank / "schema")
+    example = EXAMPLES / "invalid" / "device-claim-refuted" / "cloud" / "precision" / "cloud-202611-e000.yaml"
+    text = example.read_text(encoding="utf-8").replace("expect: preserve", "expect: flush")
+    (bank / "questions" / "cloud" / "precision").mkdir(parents=True)
+    (bank / "questions" / "cloud" / "precision" / example.name).write_text(text, encoding="utf-8")
+    shutil.copytree(REPO / "evidence", bank / "evidence")
+    resolve.load.cache_clear()
+    for _ in range(2):  # the second run reads the audit cache
+        _, report = audit_json(cwd=bank)
+        assert report["findings"] == [] and report["summary"]["math"]["device_claims_confirmed"] == 1
