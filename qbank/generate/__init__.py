@@ -188,9 +188,9 @@ def _fill_cell(
     for attempt in range(len(serving)):
         exhausted = []
         for i, family in enumerate(serving):
-            quota = min(-(-missing // (len(serving) - i)), room[family.name])
             if missing <= 0:
                 return
+            quota = min(-(-missing // (len(serving) - i)), room[family.name])
             made = fill(run, family, track, level, quota, seed, dry_run, attempt) if quota > 0 else 0
             missing -= made
             room[family.name] -= made
@@ -239,7 +239,7 @@ def generate(
         held[cell] = held.get(cell, 0) + 1
         made_by = data.get("generator")
         if isinstance(made_by, dict):
-            key = (str(data.get("track")), str(data.get("level")), str(made_by.get("family")))
+            key = (*cell, str(made_by.get("family")))
             have[key] = have.get(key, 0) + 1
     # Thinnest cells first: a drill several cells could take (masked, one cloud drill reads like its
     # edge twin) goes where the bank holds least.
