@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))  # tests.bombs: the bombs as the tests build them
 
 from qbank import engine, source  # noqa: E402
 from qbank.checks import numeric  # noqa: E402
+from qbank.checks.api import Context  # noqa: E402
 from qbank.napkin import equations  # noqa: E402
 from qbank.napkin.meter import metered  # noqa: E402
 from qbank.taxonomy import load_bank_schema  # noqa: E402
@@ -88,7 +89,7 @@ def _cold() -> None:
     numeric._PROBLEMS.clear()
 
 
-def _timed(data: bytes, context: engine.Context, repeat: int) -> tuple[float, float, int]:
+def _timed(data: bytes, context: Context, repeat: int) -> tuple[float, float, int]:
     """(parse, whole per-file audit, findings), the best of `repeat` cold runs."""
     parse = total = float("inf")
     findings = 0
@@ -108,7 +109,7 @@ def _timed(data: bytes, context: engine.Context, repeat: int) -> tuple[float, fl
 def bombs(repeat: int, names: list[str]) -> None:
     schema = load_bank_schema(ROOT / "schema")
     assert not isinstance(schema, source.Finding)
-    context = engine.Context(schema, ROOT / "questions")
+    context = Context(schema, ROOT / "questions")
     print(
         f"{'file':28} {'bytes':>8} {'parse s':>8} {'beyond s':>9} {'findings':>8}   plain: parse s, beyond s"
     )

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from qbank import engine, source
 from qbank.checks import RECORD_CHECKS, similar
-from qbank.checks.arithmetic import MathTally
+from qbank.checks.api import Context, MathTally
 from qbank.checks.bank import entry_of
 from qbank.finding import Finding
 from qbank.taxonomy import load_bank_schema
@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def stages(bank: Path) -> tuple[int, collections.Counter[str]]:
     files = engine._sorted(source.iter_yaml_files(bank / "questions"))
     schema = load_bank_schema(bank / "schema")
-    context = engine.Context(schema, bank / "questions")
+    context = Context(schema, bank / "questions")
     spent: collections.Counter[str] = collections.Counter()
     clock = time.perf_counter
     entries = []

@@ -48,8 +48,8 @@ from pathlib import Path
 from typing import Any
 
 from qbank import source
-from qbank.checks.bank import BankEntry
-from qbank.checks.similar import HASHES, KeyPair
+from qbank.checks.api import BankEntry, KeyPair
+from qbank.checks.similar import HASHES
 from qbank.finding import Finding, Severity
 
 FORMAT = 5  # bump when what the database holds changes: a database of another format is started afresh

@@ -180,15 +180,14 @@ def _progress(fmt: str) -> Callable[[Sequence[Path]], Iterable[Path]]:
 @click.option("--list", "list_all", is_flag=True, help="List every rule.")
 def explain(rule: str | None, list_all: bool) -> None:
     """Print a rule's documentation, with a failing and a passing example."""
-    from qbank import rules
+    from qbank import catalog
 
     if list_all or rule is None:
-        for r in rules.all_rules():
+        for r in catalog.all_rules():
             click.echo(f"{r.code}  {r.name:<24} {r.severity.value:<8} {r.summary}")
         return
-    rules.all_rules()
     try:
-        found = rules.get(rule)
+        found = catalog.get(rule)
     except KeyError:
         raise click.UsageError(f"unknown rule {rule!r} (see `qbank explain --list`)") from None
     click.echo(f"{found.code} {found.name} ({found.severity.value})\n\n{found.doc}")

@@ -15,12 +15,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from qbank import rules, source
+from qbank import source
 from qbank.cache import Cache, Result, Unavailable
 from qbank.changed import GitError, changed_files
 from qbank.checks import BANK_CHECKS, RECORD_CHECKS, device, similar
-from qbank.checks.arithmetic import MathTally
-from qbank.checks.bank import BankEntry, entry_of
+from qbank.checks.api import BankEntry, Context, MathTally
+from qbank.checks.bank import entry_of
 from qbank.finding import Finding, Severity
 from qbank.taxonomy import NO_BANK, BankSchema, find_bank_root, load_bank_schema
 
@@ -49,17 +49,6 @@ class Settings:
     cache: bool = False  # use and update the audit cache (outside the bank: cache.folder_of)
     jobs: int = 0  # worker processes for the per-file checks; 0: one per CPU for large runs
     records: bool = False  # keep every file's Record (exports): serial, and no cache
-
-
-@dataclass(frozen=True)
-class Context:
-    """What record checks and repo-wide checks may consult besides the records themselves."""
-
-    schema: BankSchema | None  # None when the bank's schema files are unusable (a `taxonomy` error)
-    questions_root: Path | None
-    math: MathTally = field(default_factory=MathTally)  # filled in by the arithmetic check
-    memory: similar.Memory | None = None  # the audit cache, for the repo-wide checks only
-    processes: int = 1  # how many the repo-wide checks may use at once (--jobs, else one per CPU)
 
 
 @dataclass(frozen=True)
@@ -534,7 +523,9 @@ def _selector(select: Sequence[str], ignore: Sequence[str]) -> Callable[[Finding
 
 
 def _matching(token: str) -> set[str]:
-    every = rules.all_rules()
+    from qbank import catalog  # the model and every rule module: only when --select or --ignore names one
+
+    every = catalog.all_rules()
     codes = {r.code for r in every if r.name == token.lower() or r.code.startswith(token.upper())}
     if not codes:
         raise UsageError(f"unknown rule {token!r} (see `qbank explain --list`)")

@@ -38,9 +38,10 @@ from pathlib import Path
 from typing import Any
 
 from qbank import atomic, source
-from qbank.checks import markers
-from qbank.checks import text as text_rules
+from qbank.checks.text import strings
 from qbank.engine import UsageError, display_path, questions_of
+from qbank.fields import markers
+from qbank.fields import text as text_rules
 from qbank.finding import Finding
 from qbank.source import Document, Loc, Positions
 from qbank.taxonomy import NO_BANK, BankSchema, find_bank_root, load_bank_schema
@@ -293,7 +294,7 @@ def _block_scalars(text: str, document: Document | None) -> list[tuple[int, int]
     if isinstance(loaded, Finding):
         return []  # the splice broke the file: _verify refuses it
     spans = []
-    for loc, _ in text_rules.strings(loaded.data, ()):
+    for loc, _ in strings(loaded.data, ()):
         span = loaded.positions.span(loc)
         if span and text.startswith(("|", ">"), span[0]):
             first_break = _BREAK.search(text, span[0], span[1])

@@ -19,7 +19,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInf
 from pydantic_core import PydanticCustomError
 
 from qbank import rules
-from qbank.checks import classification, markers, options, text
+from qbank.fields import classification, markers, options, text
 from qbank.numerics.claims import Claim
 from qbank.rules import Problem
 from qbank.vocabulary import (

@@ -19,7 +19,7 @@ from datetime import date
 from pathlib import Path
 
 from qbank import atomic, source
-from qbank.checks import classification, text
+from qbank.fields import classification, text
 from qbank.finding import Finding
 from qbank.taxonomy import BankSchema
 

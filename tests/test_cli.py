@@ -18,8 +18,8 @@ from conftest import EXAMPLES, REPO, audit_json, run_cli
 from jsonschema import Draft4Validator
 
 from qbank import engine, reporters
+from qbank.catalog import all_rules
 from qbank.cli import PROGRESS_MIN_FILES
-from qbank.rules import all_rules
 
 TITLE_CASE = EXAMPLES / "invalid" / "title-case"
 VALID = EXAMPLES / "valid" / "title-case"

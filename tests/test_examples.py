@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLES, audit_json
 
-from qbank.rules import all_rules
+from qbank.catalog import all_rules
 
 RULES = [r.name for r in all_rules()]
 EXPECT = re.compile(r"(QB\d+)@(\d+):(\d+)(?: (\S+))?")

@@ -16,8 +16,8 @@ import pytest
 from conftest import REPO, audit_json, run_cli
 
 from qbank import engine, fix, source
-from qbank.checks import text
 from qbank.engine import UsageError
+from qbank.fields import text
 
 PRECISION = Path("questions") / "cloud" / "precision"
 NAME = "cloud-202611-5e7a.yaml"

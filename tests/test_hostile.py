@@ -95,7 +95,7 @@ def test_each_class_gives_its_finding_and_the_rest_is_audited(name: str, tmp_pat
 
 def test_every_class_expects_an_error_with_a_position() -> None:
     """No class passes by expecting nothing, and each expectation names an error rule."""
-    from qbank.rules import all_rules
+    from qbank.catalog import all_rules
 
     errors = {r.code for r in all_rules() if r.severity.value == "error"}
     for name in CLASSES:

@@ -1,24 +1,11 @@
-"""The check registry: one module per check family.
-
-Field rules (text, markers, options, classification) run inside pydantic validation: qbank/model.py
-attaches each one to its field. The checks listed here run in the engine after validation:
-RECORD_CHECKS on each loaded file, BANK_CHECKS once over all of them.
+"""The checks that run in the engine after validation, by scope (their contracts: checks/api.py):
+RECORD_CHECKS on each loaded file, BANK_CHECKS once over all of them. Field rules run inside the
+model (qbank/fields/); rules of loading live where the file is read (qbank/source.py).
 """
 
 from __future__ import annotations
 
-from qbank.checks import (
-    arithmetic,
-    bank,
-    classification,
-    device,
-    hardware,
-    markers,
-    numeric,
-    options,
-    similar,
-    text,
-)
+from qbank.checks import arithmetic, bank, device, hardware, numeric, similar, text
 
 RECORD_CHECKS = (
     bank.check_topic,
@@ -31,4 +18,3 @@ RECORD_CHECKS = (
     text.check_deceptive_text,
 )
 BANK_CHECKS = (bank.check_duplicate_ids, similar.check_duplicate_content, similar.check_near_duplicates)
-FAMILIES = (text, markers, options, classification, bank, similar, arithmetic, hardware, numeric, device)

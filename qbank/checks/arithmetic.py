@@ -9,42 +9,15 @@ prints it.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from qbank.checks.api import Context
 from qbank.finding import Finding, Severity
 from qbank.napkin.equations import Budget, Outcome, calculations, check_text
 from qbank.rules import of, rule
 
-if TYPE_CHECKING:
-    from qbank.engine import Context
+if TYPE_CHECKING:  # the model (pydantic) loads only when a file is not in the audit cache
     from qbank.validate import Record
-
-
-@dataclass
-class MathTally:
-    """Counts for the audit summary: relations found, compared, and found wrong, and the device
-    claims that the committed GPU evidence confirms (issue 26: a confirmed claim gives no finding,
-    so without this count nothing in a report would show it)."""
-
-    equations: int = 0
-    checked: int = 0
-    failed: int = 0
-    device_claims_confirmed: int = 0
-
-    def add_counts(self, equations: int, checked: int, failed: int, confirmed: int) -> None:
-        self.equations += equations
-        self.checked += checked
-        self.failed += failed
-        self.device_claims_confirmed += confirmed
-
-    def counts(self) -> tuple[int, int, int, int]:
-        return (self.equations, self.checked, self.failed, self.device_claims_confirmed)
-
-    def add(self, outcome: Outcome) -> None:
-        self.equations += 1
-        self.checked += outcome.status in ("ok", "arithmetic", "unit-mismatch", "labels")
-        self.failed += outcome.status in ("arithmetic", "unit-mismatch")
 
 
 def check_math(record: Record, context: Context) -> Iterator[Finding]:

@@ -9,35 +9,18 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from qbank.checks import similar
-from qbank.checks.classification import unknown_topic
+from qbank.checks.api import BankEntry, Context
+from qbank.fields.classification import unknown_topic
 from qbank.finding import Finding
 from qbank.rules import of, rule
+from qbank.source import Document
 
-if TYPE_CHECKING:  # imported for types only: qbank.validate imports the model, which imports checks
-    from pathlib import Path
-
-    from qbank.engine import Context
-    from qbank.source import Document
+if TYPE_CHECKING:  # the model (pydantic) loads only when a file is not in the audit cache
     from qbank.validate import Record
-
-
-@dataclass(frozen=True)
-class BankEntry:
-    """One loaded file, as the repo-wide rules see it."""
-
-    path: str  # as findings show it
-    question_id: str | None
-    tombstone: bool
-    id_at: tuple[int, int]  # 1-based line and column of the id's value
-    scenario_at: tuple[int, int]
-    shingles: bytes  # of title, scenario and question (similar.shingles), packed by similar.pack
-    signature: bytes | None = None  # their MinHash signature (similar.signatures), made for large banks
-    key: bytes = b""  # the file's key in the audit cache; empty when the file is not in it
-    content: bytes = b""  # a digest of the question and its answer (similar.content_key), for copies
 
 
 def entry_of(document: Document) -> BankEntry:

@@ -7,11 +7,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from qbank.checks.api import Context
 from qbank.finding import Finding, Severity
 from qbank.rules import of, rule
 
-if TYPE_CHECKING:
-    from qbank.engine import Context
+if TYPE_CHECKING:  # the model (pydantic) loads only when a file is not in the audit cache
     from qbank.validate import Record
 
 

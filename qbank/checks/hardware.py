@@ -13,14 +13,14 @@ from collections.abc import Iterator
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from qbank.checks.api import Context
 from qbank.finding import Finding, Severity
 from qbank.hardware import PRECISIONS, Device, HardwareTable, Spec, quantity
 from qbank.napkin import units
 from qbank.napkin.lexer import NapkinError
 from qbank.rules import of, rule
 
-if TYPE_CHECKING:
-    from qbank.engine import Context
+if TYPE_CHECKING:  # the model (pydantic) loads only when a file is not in the audit cache
     from qbank.validate import Record
 
 CLOSE, FAR = Fraction(5, 100), Fraction(25, 100)  # within 5%: fine; beyond 25%: an error

@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from qbank.checks.api import Context
 from qbank.finding import Finding
 from qbank.napkin.equations import FILE_WORK, LINE_WORK
 from qbank.napkin.lexer import NapkinError
 from qbank.napkin.meter import metered
 from qbank.rules import of, rule
 
-if TYPE_CHECKING:
-    from qbank.engine import Context
+if TYPE_CHECKING:  # the model (pydantic) loads only when a file is not in the audit cache
     from qbank.validate import Record
 
 # What one claim may ask for (qbank/numerics/claims.py) is what a question's claims may ask for

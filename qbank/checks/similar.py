@@ -29,14 +29,11 @@ import zlib
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from itertools import combinations
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
+from qbank.checks.api import BankEntry, Context, Memory
 from qbank.finding import Finding, Severity
 from qbank.rules import of, rule
-
-if TYPE_CHECKING:
-    from qbank.checks.bank import BankEntry
-    from qbank.engine import Context
 
 THRESHOLD = 0.5  # unrelated questions score under 0.06 (StaffML sample and our bank); copies 1.0
 SHINGLE_WORDS = 3
@@ -51,19 +48,6 @@ _WORD = re.compile(r"[a-z0-9]+(?:[.,'’][a-z0-9]+)*")
 _TEXT_FIELDS = ("title", "scenario", "question")
 
 Pair = tuple[int, int, float]  # indices i < j of two questions, and their similarity
-KeyPair = tuple[bytes, bytes, float]  # the same by the questions' audit-cache keys
-
-
-class Memory(Protocol):
-    """Where the last search of a large bank is kept between audits (qbank.cache.Cache)."""
-
-    def recall(self) -> tuple[set[bytes], list[KeyPair]]:
-        """The keys of the questions the last search covered, and the pairs it found among them."""
-        ...
-
-    def remember(self, keys: list[bytes], pairs: list[KeyPair]) -> None:
-        """Keep a search: the keys it covered and every pair it found among them."""
-        ...
 
 
 def shingles(text: str) -> frozenset[int]:

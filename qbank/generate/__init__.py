@@ -23,13 +23,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
 
 from qbank import source
 from qbank.checks import RECORD_CHECKS, similar
-from qbank.engine import Context
+from qbank.checks.api import Context
 from qbank.finding import Finding
 from qbank.generate import emit
+from qbank.generate.draft import Draft
 from qbank.generate.tables import Tables
 from qbank.new import write_new
 from qbank.taxonomy import BankSchema
@@ -40,33 +40,6 @@ from qbank.validate import validate
 LEVELS = ("L1", "L2", "L3")
 CAP = 10  # most drills of one family in one track x level cell, so no template dominates a cell
 TRACKS = ("cloud", "edge", "mobile", "tinyml", "global")
-
-
-@dataclass(frozen=True)
-class Draft:
-    """One question as a family renders it, before it has an id."""
-
-    track: str
-    competency_area: str
-    topic: str
-    level: str
-    zone: str
-    bloom_level: str
-    phase: str
-    title: str
-    scenario: str
-    question: str
-    solution: str
-    mistake: tuple[str, str, str]  # pitfall, rationale, consequence
-    assumptions: list[str]
-    calculations: list[str]
-    conclusion: list[str]
-    family: str
-    params: dict[str, str | int]
-    minutes: int = 5
-    options: list[str] | None = None
-    correct_index: int | None = None
-    verify: list[dict[str, Any]] | None = None
 
 
 Maker = Callable[[random.Random, Tables, str, str], Draft | None]

@@ -7,13 +7,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import textwrap
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from qbank.generate.draft import Draft
 from qbank.generate.english import tidy
 from qbank.new import scalar
-
-if TYPE_CHECKING:
-    from qbank.generate import Draft
 
 WIDTH = 100
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from qbank import atomic, source
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # probes import numpy and ml_dtypes: only when a record is replayed
     from qbank.gpu.probes import Probe
 
 SCHEMA = 1

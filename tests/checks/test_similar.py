@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from qbank.checks import similar
-from qbank.checks.bank import BankEntry
+from qbank.checks.api import BankEntry, KeyPair
 
 SCENARIO = (
     "A 7B model serves chat traffic on one A100 40GB with a batch of 16 and 2,048-token contexts; "
@@ -130,16 +130,16 @@ def test_exact_similarities_in_numpy_equal_jaccard() -> None:
 
 
 class _Memory:
-    """similar.Memory in two attributes (the audit cache keeps the same in SQLite)."""
+    """checks.api.Memory in two attributes (the audit cache keeps the same in SQLite)."""
 
     def __init__(self) -> None:
         self.keys: list[bytes] = []
-        self.pairs: list[similar.KeyPair] = []
+        self.pairs: list[KeyPair] = []
 
-    def recall(self) -> tuple[set[bytes], list[similar.KeyPair]]:
+    def recall(self) -> tuple[set[bytes], list[KeyPair]]:
         return set(self.keys), list(self.pairs)
 
-    def remember(self, keys: list[bytes], pairs: list[similar.KeyPair]) -> None:
+    def remember(self, keys: list[bytes], pairs: list[KeyPair]) -> None:
         self.keys, self.pairs = keys, pairs
 
 

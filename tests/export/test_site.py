@@ -10,7 +10,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
-from qbank.checks.text import HIDDEN
+from qbank.characters import HIDDEN
 from qbank.export import files, site
 from tests.conftest import run_cli
 from tests.export import hostile

@@ -30,8 +30,8 @@ from typing import Any
 
 from qbank import cache as audit_cache
 from qbank import engine, reporters, rules, source
-from qbank.checks.arithmetic import MathTally
-from qbank.checks.text import HIDDEN
+from qbank.characters import HIDDEN
+from qbank.checks.api import Context, MathTally
 from qbank.finding import Finding, Severity
 from qbank.gpu import evidence, resolve
 from qbank.gpu.recheck import contradiction  # bound here: the oracle stays itself when a test patches qbank's
@@ -158,10 +158,10 @@ def load(data: bytes, shown: str = "q.yaml") -> source.Document | Finding:
 
 
 @cache
-def _context() -> engine.Context:
+def _context() -> Context:
     schema = load_bank_schema(REPO / "schema")
     assert not isinstance(schema, Finding), schema
-    return engine.Context(schema, QUESTIONS)
+    return Context(schema, QUESTIONS)
 
 
 def check_file(data: bytes, file: Path = DEFAULT_FILE) -> list[Finding]:

@@ -13,7 +13,8 @@ import pytest
 
 from qbank import generate as generator
 from qbank.checks import similar
-from qbank.generate import Draft, Family, Run
+from qbank.generate import Family, Run
+from qbank.generate.draft import Draft
 from qbank.generate.families import FAMILIES
 from qbank.generate.tables import Tables, load_models
 from qbank.taxonomy import load_bank_schema

@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 
-from qbank.generate import Draft
+from qbank.generate.draft import Draft
 from qbank.generate.families.common import pick, zone
 from qbank.generate.families.llm import _name
 from qbank.generate.numbers import ceil, fmt, prose, shown

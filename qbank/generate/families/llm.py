@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 
-from qbank.generate import Draft
+from qbank.generate.draft import Draft
 from qbank.generate.english import lower_first
 from qbank.generate.families.common import CLOUD_TEAMS, CLOUD_USES, EDGE_USES, MOBILE_USES, pick, zone
 from qbank.generate.numbers import ceil, fmt, prose, shown

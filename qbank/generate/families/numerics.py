@@ -16,7 +16,7 @@ from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from fractions import Fraction
 from typing import Any
 
-from qbank.generate import Draft
+from qbank.generate.draft import Draft
 from qbank.generate.english import article, lower_first
 from qbank.generate.families.common import CLOUD_TEAMS, pick, zone
 from qbank.generate.numbers import fmt, prose

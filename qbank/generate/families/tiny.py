@@ -16,7 +16,7 @@ import random
 from dataclasses import dataclass
 from fractions import Fraction
 
-from qbank.generate import Draft
+from qbank.generate.draft import Draft
 from qbank.generate.english import article, lower_first
 from qbank.generate.families.common import pick, zone
 from qbank.generate.numbers import fmt, prose, shown

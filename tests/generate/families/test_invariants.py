@@ -11,7 +11,8 @@ from fractions import Fraction
 
 import pytest
 
-from qbank.generate import LEVELS, Draft, Family
+from qbank.generate import LEVELS, Family
+from qbank.generate.draft import Draft
 from qbank.generate.families import BY_NAME, FAMILIES, llm, tiny
 from qbank.generate.families.common import MOBILE_USES
 from qbank.generate.tables import Tables, load_models

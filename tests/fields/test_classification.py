@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from qbank.checks import classification
+from qbank.fields import classification
 
 
 def test_zone_bloom_table_is_complete() -> None:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from qbank.checks import options
+from qbank.fields import options
 
 
 @pytest.mark.parametrize(
