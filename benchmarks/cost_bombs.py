@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # tests.bombs: the bombs as the tests build them
 
 from qbank import engine, source  # noqa: E402
-from qbank.checks import numeric  # noqa: E402
+from qbank.checks import numeric_claims  # noqa: E402
 from qbank.checks.api import Context  # noqa: E402
 from qbank.napkin import equations  # noqa: E402
 from qbank.napkin.meter import metered  # noqa: E402
@@ -86,7 +86,7 @@ BOMBS: dict[str, Callable[[], str]] = {
 def _cold() -> None:
     equations._line_outcomes.cache_clear()
     equations._stated.cache_clear()
-    numeric._PROBLEMS.clear()
+    numeric_claims._PROBLEMS.clear()
 
 
 def _timed(data: bytes, context: Context, repeat: int) -> tuple[float, float, int]:
@@ -128,7 +128,7 @@ def bombs(repeat: int, names: list[str]) -> None:
 def bank() -> None:
     """The largest work one line, one file's napkin math and one file's claims of the bank need."""
     from qbank.numerics import verify
-    from qbank.validate import validate
+    from qbank.records import validate
 
     unlimited = 10**15
     lines, files, claims = (0, ""), (0, ""), (0, "")
@@ -149,11 +149,11 @@ def bank() -> None:
         files = max(files, (unlimited - budget.left, file.name))
         question = validate(file, document, None)[0].question
         verifiable = [c for c in (question.verify if question else None) or [] if c.kind in verify._CHECKS]
-        claims = max(claims, (sum(numeric._refuted(c, verify)[1] for c in verifiable), file.name))
+        claims = max(claims, (sum(numeric_claims._refuted(c, verify)[1] for c in verifiable), file.name))
     for name, (units, where), limit in (
         ("line", lines, equations.LINE_WORK),
         ("file's napkin math", files, equations.FILE_WORK),
-        ("file's claims", claims, numeric.WORK),
+        ("file's claims", claims, numeric_claims.WORK),
     ):
         print(f"costliest {name:20} {units:>10,} units, {units / limit:6.2%} of its budget  ({where})")
 

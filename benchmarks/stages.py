@@ -25,8 +25,8 @@ from qbank.checks import RECORD_CHECKS, similar
 from qbank.checks.api import Context, MathTally
 from qbank.checks.bank import entry_of
 from qbank.finding import Finding
+from qbank.records import validate
 from qbank.taxonomy import load_bank_schema
-from qbank.validate import validate
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,7 +1,7 @@
 """Every rule, by the module that defines it, listed here rather than found by import side effects.
 
 A rule is a decorated function (qbank/rules.py) of one of these scopes:
-    load     qbank/source.py, qbank/taxonomy.py, qbank/validate.py: the file, the schema files, the model
+    load     qbank/source.py, qbank/taxonomy.py, qbank/records.py: the file, the schema files, the model
     field    qbank/fields/: one value -> Problem, attached to a model field
     record   qbank/checks/: (Record, Context) -> findings, listed in checks.RECORD_CHECKS
     bank     qbank/checks/: (entries, Context) -> findings, listed in checks.BANK_CHECKS
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from qbank import rules, source, taxonomy, validate
-from qbank.checks import arithmetic, bank, device, hardware, numeric, similar
+from qbank import records, rules, source, taxonomy
+from qbank.checks import arithmetic, bank, device, hardware_constants, numeric_claims, similar
 from qbank.checks import text as text_checks
 from qbank.fields import classification, markers, options
 from qbank.fields import text as text_fields
@@ -22,7 +22,7 @@ from qbank.rules import Rule
 MODULES: tuple[ModuleType, ...] = (
     source,
     taxonomy,
-    validate,
+    records,
     text_fields,
     markers,
     options,
@@ -30,8 +30,8 @@ MODULES: tuple[ModuleType, ...] = (
     bank,
     similar,
     arithmetic,
-    hardware,
-    numeric,
+    hardware_constants,
+    numeric_claims,
     device,
     text_checks,
 )

@@ -25,7 +25,7 @@ from qbank.finding import Finding, Severity
 from qbank.taxonomy import NO_BANK, BankSchema, find_bank_root, load_bank_schema
 
 if TYPE_CHECKING:  # the model (pydantic) is imported only when some file is not in the cache
-    from qbank.validate import Record
+    from qbank.records import Record
 
 PARALLEL_MIN = 300  # files to check before worker processes pay for their start (about 0.1 s)
 
@@ -335,7 +335,7 @@ def _run(jobs: list[Job], context: Context, workers: int, progress: Progress) ->
 
     import numpy  # noqa: F401  (imported once here, not in every worker: they sign entries)
 
-    import qbank.validate  # noqa: F401  (likewise)
+    import qbank.records  # noqa: F401  (likewise)
 
     # fork where there is one: workers start in milliseconds with qbank already imported, and are
     # given the jobs without pickling them (initargs are pickled only where processes are spawned)
@@ -470,7 +470,7 @@ def _check_file(
 ) -> tuple[Result, Record | None]:
     """One file through load, validation and the record checks (`data`: what source.read gave, or
     None to read it here)."""
-    from qbank.validate import validate
+    from qbank.records import validate
 
     document = source.load(file, shown) if data is None else source.load_read(data, shown)
     if isinstance(document, Finding):

@@ -38,9 +38,9 @@ from qbank.vocabulary import (
 
 
 def _fail(check: Callable[..., Any], problem: Problem, at: str = "") -> PydanticCustomError:
-    """A rule's Problem as a pydantic error whose type is the rule name (see qbank/validate.py)."""
+    """A rule's Problem as a pydantic error whose type is the rule name (see qbank/records.py)."""
     context = {"message": problem.message, "snippet": problem.snippet, "at": at}
-    return PydanticCustomError(rules.of(check).name, "{message}", context)
+    return PydanticCustomError(rules.rule_of(check).name, "{message}", context)
 
 
 def _is_tombstone(info: ValidationInfo) -> bool:

@@ -59,7 +59,7 @@ def rule(code: str, name: str, severity: Severity = Severity.ERROR) -> Callable[
     return register
 
 
-def of(fn: Callable[..., object]) -> Rule:
+def rule_of(fn: Callable[..., object]) -> Rule:
     """The rule a decorated function implements."""
     return _BY_FUNCTION[fn]
 

@@ -1,8 +1,8 @@
 """Load one YAML file into plain data plus the position of every key and value, or a Finding.
 
-This is the only module that parses YAML for the audit (ruamel.yaml is kept for tools that rewrite
-files, where comments must survive). Why not ruamel here: its round-trip loader is ~20x slower than
-libyaml (research/perf-notes.md). libyaml's C composer gives nodes with marks; the walker below turns
+This is the only module that parses YAML for the audit, with libyaml rather than ruamel.yaml, whose
+round-trip loader is about 20x slower (research/perf-notes.md); the tools that rewrite files
+(`qbank fix`) splice text, so no comment or quote is lost. libyaml's C composer gives nodes with marks; the walker below turns
 them into dicts and a position map, and enforces the hostile-input rules that a plain
 `yaml.load(CSafeLoader)` does not: duplicate keys (PyYAML keeps the last one silently), aliases (an
 alias bomb), explicit tags (`!!python/object/apply`), merge keys, and nesting deep enough to overflow
@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 import yaml
 
 from qbank.finding import Finding
-from qbank.rules import of, rule
+from qbank.rules import rule, rule_of
 
 MAX_BYTES = 256 * 1024
 MAX_DEPTH = 64  # a question is 3 levels deep; libyaml's C composer recurses once per level
@@ -548,7 +548,7 @@ def yaml_syntax(path: str, line: int, column: int, message: str) -> Finding:
     Passes:
         title: "A Terminated String"
     """
-    return of(yaml_syntax).finding(path, line, column, f"invalid YAML: {message}")
+    return rule_of(yaml_syntax).finding(path, line, column, f"invalid YAML: {message}")
 
 
 @rule("QB002", "duplicate-key")
@@ -563,7 +563,7 @@ def duplicate_key(path: str, line: int, column: int, message: str) -> Finding:
     Passes:
         level: L3
     """
-    return of(duplicate_key).finding(path, line, column, f"duplicate {message}")
+    return rule_of(duplicate_key).finding(path, line, column, f"duplicate {message}")
 
 
 @rule("QB003", "encoding")
@@ -575,7 +575,7 @@ def encoding(path: str, line: int, column: int, message: str) -> Finding:
     Passes:
         (the same text saved as plain UTF-8)
     """
-    return of(encoding).finding(path, line, column, message)
+    return rule_of(encoding).finding(path, line, column, message)
 
 
 @rule("QB004", "empty-file")
@@ -588,7 +588,7 @@ def empty_file(path: str) -> Finding:
         id: cloud-202611-0001
         (and the rest of the question)
     """
-    return of(empty_file).finding(path, 1, 1, "file is empty (no YAML document)")
+    return rule_of(empty_file).finding(path, 1, 1, "file is empty (no YAML document)")
 
 
 @rule("QB005", "not-mapping")
@@ -600,7 +600,7 @@ def not_mapping(path: str, found: str) -> Finding:
     Passes:
         id: cloud-202611-0001
     """
-    return of(not_mapping).finding(path, 1, 1, f"top level is a {found}, not a mapping of fields")
+    return rule_of(not_mapping).finding(path, 1, 1, f"top level is a {found}, not a mapping of fields")
 
 
 @rule("QB006", "yaml-alias")
@@ -617,7 +617,7 @@ def yaml_alias(path: str, line: int, column: int, message: str) -> Finding:
         tags: [fp16]
         keywords: [fp16]
     """
-    return of(yaml_alias).finding(path, line, column, f"{message}: anchors and aliases are not allowed")
+    return rule_of(yaml_alias).finding(path, line, column, f"{message}: anchors and aliases are not allowed")
 
 
 @rule("QB007", "yaml-tag")
@@ -631,7 +631,7 @@ def yaml_tag(path: str, line: int, column: int, message: str) -> Finding:
     Passes:
         title: The FP16 Loss Scaling Dance
     """
-    return of(yaml_tag).finding(path, line, column, f"{message}: tags are not allowed")
+    return rule_of(yaml_tag).finding(path, line, column, f"{message}: tags are not allowed")
 
 
 @rule("QB008", "merge-key")
@@ -643,7 +643,7 @@ def merge_key(path: str, line: int, column: int, message: str) -> Finding:
     Passes:
         track: cloud
     """
-    return of(merge_key).finding(path, line, column, f"{message} is not allowed; write the fields out")
+    return rule_of(merge_key).finding(path, line, column, f"{message} is not allowed; write the fields out")
 
 
 @rule("QB009", "file-too-large")
@@ -657,7 +657,9 @@ def file_too_large(path: str) -> Finding:
     Passes:
         (a 3 KiB question)
     """
-    return of(file_too_large).finding(path, 1, 1, f"file is larger than {MAX_BYTES // 1024} KiB; not parsed")
+    return rule_of(file_too_large).finding(
+        path, 1, 1, f"file is larger than {MAX_BYTES // 1024} KiB; not parsed"
+    )
 
 
 @rule("QB010", "unreadable-file")
@@ -671,7 +673,7 @@ def unreadable_file(path: str, why: OSError | str) -> Finding:
         (a readable file)
     """
     message = why if isinstance(why, str) else f"cannot read file: {why.strerror or why}"
-    return of(unreadable_file).finding(path, 1, 1, message)
+    return rule_of(unreadable_file).finding(path, 1, 1, message)
 
 
 @rule("QB012", "ambiguous-value")
@@ -687,7 +689,7 @@ def ambiguous_value(path: str, line: int, column: int, message: str) -> Finding:
     Passes:
         validation_date: '2026-01-01'
     """
-    return of(ambiguous_value).finding(path, line, column, f"{message}: quote it")
+    return rule_of(ambiguous_value).finding(path, line, column, f"{message}: quote it")
 
 
 @rule("QB011", "nesting-too-deep")
@@ -701,4 +703,4 @@ def nesting_too_deep(path: str, line: int, column: int, message: str) -> Finding
     Passes:
         tags: [fp16, loss-scaling]
     """
-    return of(nesting_too_deep).finding(path, line, column, f"nesting too deep: {message}")
+    return rule_of(nesting_too_deep).finding(path, line, column, f"nesting too deep: {message}")

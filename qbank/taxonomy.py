@@ -21,7 +21,7 @@ from typing import Any
 from qbank import source
 from qbank.finding import Finding
 from qbank.hardware import HARDWARE_FILE, HardwareTable, parse_table
-from qbank.rules import of, rule
+from qbank.rules import rule, rule_of
 
 TAXONOMY_FILE = "taxonomy.yaml"
 TITLE_WORDS_FILE = "title-words.yaml"
@@ -126,6 +126,6 @@ def taxonomy(path: str, line: int, column: int, message: str) -> Finding:
         topics:
           precision: [mixed-precision-training, quantization-fundamentals]
     """
-    return of(taxonomy).finding(
+    return rule_of(taxonomy).finding(
         path, line, column, f"bank schema unusable, topic, title and hardware checks cannot run: {message}"
     )

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from qbank import source
+from qbank.records import validate
 from qbank.taxonomy import BankSchema, load_bank_schema
-from qbank.validate import validate
 from tests.conftest import EXAMPLES, REPO
 
 VALID = EXAMPLES / "valid" / "numeric-claim" / "cloud" / "precision" / "cloud-202611-e000.yaml"

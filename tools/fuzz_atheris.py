@@ -33,7 +33,7 @@ sys.path.insert(0, str(REPO))
 with atheris.instrument_imports(include=["qbank"]):
     import qbank.checks
     import qbank.numerics.verify
-    import qbank.validate  # noqa: F401
+    import qbank.records  # noqa: F401
     from tests.fuzz import targets
 
 

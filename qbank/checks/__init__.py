@@ -5,14 +5,14 @@ model (qbank/fields/); rules of loading live where the file is read (qbank/sourc
 
 from __future__ import annotations
 
-from qbank.checks import arithmetic, bank, device, hardware, numeric, similar, text
+from qbank.checks import arithmetic, bank, device, hardware_constants, numeric_claims, similar, text
 
 RECORD_CHECKS = (
     bank.check_topic,
     bank.check_path,
     arithmetic.check_math,
-    hardware.check_hardware_constants,
-    numeric.check_claims,
+    hardware_constants.check_hardware_constants,
+    numeric_claims.check_claims,
     device.refuted,
     device.unverified,
     text.check_deceptive_text,

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 from qbank.checks.api import Context
 from qbank.finding import Finding, Severity
 from qbank.napkin.equations import Budget, Outcome, calculations, check_text
-from qbank.rules import of, rule
+from qbank.rules import rule, rule_of
 
 if TYPE_CHECKING:  # the model (pydantic) loads only when a file is not in the audit cache
-    from qbank.validate import Record
+    from qbank.records import Record
 
 
 def check_math(record: Record, context: Context) -> Iterator[Finding]:
@@ -42,7 +42,7 @@ def _found(record: Record, context: Context, field: str, outcome: Outcome) -> It
     check = _RULES.get(outcome.status)
     if check is not None:
         line, column = record.document.positions.in_value(("details", field), outcome.line)
-        yield of(check).finding(record.document.path, line, column, outcome.message, record.question_id)
+        yield rule_of(check).finding(record.document.path, line, column, outcome.message, record.question_id)
 
 
 @rule("QB400", "arithmetic")

@@ -16,11 +16,11 @@ from qbank.checks import similar
 from qbank.checks.api import BankEntry, Context
 from qbank.fields.classification import unknown_topic
 from qbank.finding import Finding
-from qbank.rules import of, rule
+from qbank.rules import rule, rule_of
 from qbank.source import Document
 
 if TYPE_CHECKING:  # the model (pydantic) loads only when a file is not in the audit cache
-    from qbank.validate import Record
+    from qbank.records import Record
 
 
 def entry_of(document: Document) -> BankEntry:
@@ -110,9 +110,9 @@ def check_duplicate_ids(entries: Sequence[BankEntry], context: Context) -> Itera
             others = [e.path for e in group if e is not entry]
             shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
             message = f"id {question_id!r} is also used by {shown}"
-            yield of(check_duplicate_ids).finding(entry.path, *entry.id_at, message, question_id)
+            yield rule_of(check_duplicate_ids).finding(entry.path, *entry.id_at, message, question_id)
 
 
 def _at(record: Record, check: object, field: str, message: str) -> Finding:
     line, column = record.document.positions.value((field,))
-    return of(check).finding(record.document.path, line, column, message, record.question_id)  # type: ignore[arg-type]
+    return rule_of(check).finding(record.document.path, line, column, message, record.question_id)  # type: ignore[arg-type]

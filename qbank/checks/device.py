@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 
 from qbank.checks.api import Context
 from qbank.finding import Finding, Severity
-from qbank.rules import of, rule
+from qbank.rules import rule, rule_of
 
 if TYPE_CHECKING:  # the model (pydantic) loads only when a file is not in the audit cache
-    from qbank.validate import Record
+    from qbank.records import Record
 
 
 @rule("QB411", "device-claim-refuted")
@@ -79,7 +79,7 @@ def evidence_record(evidence_dir: Path, shown: Callable[[Path], str]) -> Iterato
 
     for problem in resolve.load(evidence_dir).problems:
         path = shown(problem.path)
-        yield of(evidence_record).finding(path, problem.line, problem.column, problem.message)
+        yield rule_of(evidence_record).finding(path, problem.line, problem.column, problem.message)
 
 
 def _findings(record: Record, context: Context, statuses: set[str]) -> Iterator[Finding]:
@@ -105,4 +105,4 @@ def _findings(record: Record, context: Context, statuses: set[str]) -> Iterator[
         if result.status in statuses:
             line, column = record.document.positions.value(("verify", index))
             message = f"{claim.claim!r} is {result.status} on {claim.device_scope}: {result.message}"
-            yield of(check).finding(record.document.path, line, column, message, record.question_id)
+            yield rule_of(check).finding(record.document.path, line, column, message, record.question_id)

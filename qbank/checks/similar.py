@@ -33,7 +33,7 @@ from typing import Any
 
 from qbank.checks.api import BankEntry, Context, Memory
 from qbank.finding import Finding, Severity
-from qbank.rules import of, rule
+from qbank.rules import rule, rule_of
 
 THRESHOLD = 0.5  # unrelated questions score under 0.06 (StaffML sample and our bank); copies 1.0
 SHINGLE_WORDS = 3
@@ -438,7 +438,9 @@ def check_duplicate_content(entries: Sequence[BankEntry], context: Context) -> I
             others = [e.path for e in group if e is not entry]
             shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
             message = f"asks and answers the same as {shown}, numbers and names aside"
-            yield of(check_duplicate_content).finding(entry.path, *entry.id_at, message, entry.question_id)
+            yield rule_of(check_duplicate_content).finding(
+                entry.path, *entry.id_at, message, entry.question_id
+            )
 
 
 def text_of(data: dict[str, Any]) -> str:
@@ -463,7 +465,9 @@ def check_near_duplicates(entries: Sequence[BankEntry], context: Context) -> Ite
     for i, j, score in near_duplicates(live, context.memory, context.processes):
         for here, there in ((live[i], live[j]), (live[j], live[i])):
             message = f"reads like {there.path} (similarity {score:.2f} of title, scenario and question)"
-            yield of(check_near_duplicates).finding(here.path, *here.scenario_at, message, here.question_id)
+            yield rule_of(check_near_duplicates).finding(
+                here.path, *here.scenario_at, message, here.question_id
+            )
 
 
 @functools.cache

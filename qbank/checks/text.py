@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 from qbank.characters import HIDDEN
 from qbank.checks.api import Context
 from qbank.finding import Finding
-from qbank.rules import of, rule
+from qbank.rules import rule, rule_of
 from qbank.source import Loc
 
 if TYPE_CHECKING:  # the model (pydantic) loads only when a file is not in the audit cache
-    from qbank.validate import Record
+    from qbank.records import Record
 
 # Cyrillic letters, and the Greek capitals and small letters that look Latin (Unicode TR39's
 # confusables: Α Β Ε Ζ Η Ι Κ Μ Ν Ο Ρ Τ Υ Χ ο ν), in a title word that also has Latin letters.
@@ -52,14 +52,16 @@ def check_deceptive_text(record: Record, context: Context) -> Iterator[Finding]:
     if hidden_break:
         line, column = document.positions.at(hidden_break.start())
         message = f"the file holds a raw {_named(hidden_break.group(0))}: {_RAW_BREAK_WHY}"
-        yield of(check_deceptive_text).finding(document.path, line, column, message, record.question_id)
+        yield rule_of(check_deceptive_text).finding(document.path, line, column, message, record.question_id)
     title = document.data.get("title")
     values = [(("title",), title)] if isinstance(title, str) else []
     for loc, value in values if plain else strings(document.data, ()):
         deceit = _deceit(loc, value)
         if deceit:
             line, column = document.positions.in_value(loc, deceit[0])
-            yield of(check_deceptive_text).finding(document.path, line, column, deceit[1], record.question_id)
+            yield rule_of(check_deceptive_text).finding(
+                document.path, line, column, deceit[1], record.question_id
+            )
 
 
 # libyaml breaks lines at NEL, LS and PS (YAML 1.1 §5.4; PyYAML's reader) as at a line feed, while

@@ -32,8 +32,8 @@ from qbank.generate import emit
 from qbank.generate.draft import Draft
 from qbank.generate.tables import Tables
 from qbank.new import write_new
+from qbank.records import validate
 from qbank.taxonomy import BankSchema
-from qbank.validate import validate
 
 # Drills are drills (issue 26): a rendered question is a few lines of arithmetic, which is what the
 # taxonomy's L1 to L3 zones ask for (recall, fluency, implement, analyze), never an L4+ design.

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from qbank.checks.hardware import _line_problems
+from qbank.checks.hardware_constants import _line_problems
 from qbank.finding import Severity
 from qbank.taxonomy import load_bank_schema
 

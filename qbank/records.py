@@ -144,7 +144,7 @@ def schema(path: str, line: int, column: int, message: str, question_id: str | N
     Passes:
         level: L3
     """
-    return rules.of(schema).finding(path, line, column, message, question_id)
+    return rules.rule_of(schema).finding(path, line, column, message, question_id)
 
 
 @rule("QB101", "unknown-key")
@@ -171,6 +171,6 @@ def unknown_key(
     longest = max(map(len, fields), default=0)
     close = difflib.get_close_matches(name, fields, n=1) if len(name) <= 2.4 * longest else []
     hint = f"; did you mean {close[0]!r}?" if close else ""
-    return rules.of(unknown_key).finding(
+    return rules.rule_of(unknown_key).finding(
         path, line, column, f"unknown key {_dotted(loc)!r}{hint}", question_id
     )

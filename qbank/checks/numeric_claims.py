@@ -10,10 +10,10 @@ from qbank.finding import Finding
 from qbank.napkin.equations import FILE_WORK, LINE_WORK
 from qbank.napkin.lexer import NapkinError
 from qbank.napkin.meter import metered
-from qbank.rules import of, rule
+from qbank.rules import rule, rule_of
 
 if TYPE_CHECKING:  # the model (pydantic) loads only when a file is not in the audit cache
-    from qbank.validate import Record
+    from qbank.records import Record
 
 # What one claim may ask for (qbank/numerics/claims.py) is what a question's claims may ask for
 # together: 1,000,000 loss-scaler steps take 0.7 s here, and a 256 KiB file holds 5,000 such claims.
@@ -84,7 +84,7 @@ def check_claims(record: Record, context: Context) -> Iterator[Finding]:
 
 def _finding(record: Record, index: int, message: str) -> Finding:
     line, column = record.document.positions.value(("verify", index))
-    return of(check_claims).finding(record.document.path, line, column, message, record.question_id)
+    return rule_of(check_claims).finding(record.document.path, line, column, message, record.question_id)
 
 
 def _unchecked(claim: Any, refused: bool, spent: dict[str, int]) -> str | None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from qbank import source
-from qbank.validate import validate
+from qbank.records import validate
 from tests.conftest import EXAMPLES
 
 VALID = EXAMPLES / "valid" / "numeric-claim" / "cloud" / "precision" / "cloud-202611-e000.yaml"

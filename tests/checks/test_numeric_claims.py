@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from qbank.checks import numeric_claims
 from qbank.numerics import verify
 from tests.conftest import EXAMPLES, REPO, audit_json
 
@@ -58,7 +59,6 @@ def test_a_question_may_ask_for_as_much_work_as_one_claim_not_more(tmp_path: Pat
 def test_a_claim_repeated_across_questions_is_run_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from qbank.checks import numeric
 
     (source,) = (EXAMPLES / "invalid" / "numeric-claim").rglob("*.yaml")
     for copy in ("a", "b"):
@@ -67,7 +67,7 @@ def test_a_claim_repeated_across_questions_is_run_once(
     runs = []
     check = verify.check
     monkeypatch.setattr(verify, "check", lambda claim: runs.append(claim) or check(claim))
-    monkeypatch.setattr(numeric, "_PROBLEMS", {})
+    monkeypatch.setattr(numeric_claims, "_PROBLEMS", {})
     _, report = audit_json("--jobs", "1", str(tmp_path))
     refuted = [f for f in report["findings"] if f["name"] == "numeric-claim"]
     assert len(refuted) == 2 and refuted[0]["message"] == refuted[1]["message"]

@@ -18,10 +18,10 @@ from qbank.finding import Finding, Severity
 from qbank.hardware import PRECISIONS, Device, HardwareTable, Spec, quantity
 from qbank.napkin import units
 from qbank.napkin.lexer import NapkinError
-from qbank.rules import of, rule
+from qbank.rules import rule, rule_of
 
 if TYPE_CHECKING:  # the model (pydantic) loads only when a file is not in the audit cache
-    from qbank.validate import Record
+    from qbank.records import Record
 
 CLOSE, FAR = Fraction(5, 100), Fraction(25, 100)  # within 5%: fine; beyond 25%: an error
 _COMPARED = {
@@ -78,7 +78,7 @@ def check_hardware_constants(record: Record, context: Context) -> Iterator[Findi
     for line in text.splitlines():
         for message, severity in _line_problems(line, schema.hardware):
             row, column = record.document.positions.in_value(("details", "napkin_math"), line.strip())
-            finding = of(check_hardware_constants).finding(
+            finding = rule_of(check_hardware_constants).finding(
                 record.document.path, row, column, message, record.question_id
             )
             yield dataclasses.replace(finding, severity=severity)
