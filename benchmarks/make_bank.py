@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from qbank.checks import similar
+from qbank import similarity
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,7 +39,7 @@ def variants(bank: list[dict[str, Any]], n: int, seed: int = 1) -> list[dict[str
     for question in bank:
         by_track.setdefault(question["track"], []).append(question)
     out = list(bank[:n])
-    index = similar.Index()
+    index = similarity.Index()
     for question in out:
         index.add(_shingles(question))
     while len(out) < n:
@@ -60,7 +60,7 @@ def variants(bank: list[dict[str, Any]], n: int, seed: int = 1) -> list[dict[str
 
 
 def _shingles(question: dict[str, Any]) -> frozenset[int]:
-    return similar.shingles(similar.text_of(question))
+    return similarity.shingles(similarity.text_of(question))
 
 
 def _half(text: str, which: int) -> str:

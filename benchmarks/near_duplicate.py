@@ -19,7 +19,7 @@ from pathlib import Path
 
 import yaml
 
-from qbank.checks.similar import THRESHOLD, jaccard, shingles, similar_pairs
+from qbank.similarity import THRESHOLD, jaccard, shingles, similar_pairs
 
 ROOT = Path(__file__).resolve().parents[1]
 SUBSET = 2000  # all-pairs on this many: 2.0M comparisons

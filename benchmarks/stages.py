@@ -20,8 +20,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from qbank import engine, source
-from qbank.checks import RECORD_CHECKS, similar
+from qbank import engine, similarity, source
+from qbank.checks import RECORD_CHECKS
 from qbank.checks.api import Context, MathTally
 from qbank.checks.bank import entry_of
 from qbank.finding import Finding
@@ -60,7 +60,7 @@ def stages(bank: Path) -> tuple[int, collections.Counter[str]]:
         entries.append(entry_of(document))
         spent["entry_of (shingles)"] += clock() - start
     start = clock()
-    similar.signatures([e.shingles for e in entries])
+    similarity.signatures([e.shingles for e in entries])
     spent["MinHash signatures"] += clock() - start
     return len(files), spent
 

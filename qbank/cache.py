@@ -49,8 +49,8 @@ from typing import Any
 
 from qbank import source
 from qbank.checks.api import BankEntry, KeyPair
-from qbank.checks.similar import HASHES
 from qbank.finding import Finding, Severity
+from qbank.similarity import HASHES
 
 FORMAT = 5  # bump when what the database holds changes: a database of another format is started afresh
 _KEY_BYTES = 20

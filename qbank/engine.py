@@ -15,10 +15,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from qbank import source
+from qbank import similarity, source
 from qbank.cache import Cache, Result, Unavailable
 from qbank.changed import GitError, changed_files
-from qbank.checks import BANK_CHECKS, RECORD_CHECKS, device, similar
+from qbank.checks import BANK_CHECKS, RECORD_CHECKS, device
 from qbank.checks.api import BankEntry, Context, MathTally
 from qbank.checks.bank import entry_of
 from qbank.finding import Finding, Severity
@@ -166,7 +166,7 @@ def _check_files(
     # fresh ones come in todo's order; each entry learns its key, for the near-duplicate memory
     results = [known[k] if k in known else _keyed(next(fresh), k) for k in keys]
     if cache:
-        signed = _sign(results) if len(files) > similar.PAIRWISE_LIMIT else []
+        signed = _sign(results) if len(files) > similarity.PAIRWISE_LIMIT else []
         live = set(keys) if whole_bank else None
         cache.put(((keys[i], results[i]) for i in sorted({*todo, *signed}) if keys[i]), live, statuses)
     return results, []
@@ -302,7 +302,7 @@ def _sign(results: list[Result]) -> list[int]:
         for i, result in enumerate(results)
         if (entry := result.entry) and not entry.tombstone and entry.signature is None
     ]
-    made = similar.signatures([entry.shingles for _, entry in unsigned])
+    made = similarity.signatures([entry.shingles for _, entry in unsigned])
     for (i, entry), signature in zip(unsigned, made, strict=True):
         results[i] = replace(results[i], entry=replace(entry, signature=signature))
     return [i for i, _ in unsigned]

@@ -16,9 +16,8 @@ from typing import Any
 
 import pytest
 
-from qbank import cache, engine, source
+from qbank import cache, engine, similarity, source
 from qbank.cache import Cache
-from qbank.checks import similar
 from tests.conftest import REPO
 
 QUESTIONS = sorted((REPO / "questions").rglob("*.yaml"))[:6]
@@ -274,7 +273,7 @@ def test_worker_processes_report_what_one_process_does(bank: Path) -> None:
 
 @pytest.fixture
 def large_bank(tmp_path: Path) -> Path:
-    """Past similar.PAIRWISE_LIMIT, so the near-duplicate search is MinHash/LSH and remembered."""
+    """Past similarity.PAIRWISE_LIMIT, so the near-duplicate search is MinHash/LSH and remembered."""
     return _bank_of(tmp_path, LARGE)
 
 
@@ -282,7 +281,7 @@ LARGE = [
     p
     for p in sorted((REPO / "questions").rglob("*.yaml"))
     if "\nstatus: deleted\n" not in p.read_text("utf-8")
-][: similar.PAIRWISE_LIMIT + 10]  # live questions: tombstones are never compared
+][: similarity.PAIRWISE_LIMIT + 10]  # live questions: tombstones are never compared
 
 
 def _copy(bank: Path, question: Path) -> Path:

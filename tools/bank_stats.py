@@ -18,8 +18,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from qbank import source
-from qbank.checks import similar
+from qbank import similarity, source
 from qbank.finding import Finding
 
 TRACKS = ("cloud", "edge", "mobile", "tinyml", "global")
@@ -75,12 +74,12 @@ def main(root: Path) -> None:
     stems: dict[str, set[str]] = defaultdict(set)
     for q in rows:
         if q.get("generator"):
-            stems[str(q["generator"].get("family"))].add(similar.masked(str(q.get("question"))))
+            stems[str(q["generator"].get("family"))].add(similarity.masked(str(q.get("question"))))
     print(
         "distinct question stems (numbers and names masked): "
         + ", ".join(f"{family} {len(stems[family])}" for family, _ in families.most_common())
     )
-    same = copies(rows, similar.content_key)  # as the rule duplicate-content compares them
+    same = copies(rows, similarity.content_key)  # as the rule duplicate-content compares them
     print(
         f"\ncopies (question and answer the same, numbers and names aside): {len(same)} groups, "
         f"{sum(len(g) - 1 for g in same)} redundant"

@@ -80,7 +80,7 @@ class BankEntry:
     tombstone: bool
     id_at: tuple[int, int]  # 1-based line and column of the id's value
     scenario_at: tuple[int, int]
-    shingles: bytes  # of title, scenario and question (similar.shingles), packed by similar.pack
-    signature: bytes | None = None  # their MinHash signature (similar.signatures), made for large banks
+    shingles: bytes  # of title, scenario and question (similarity.shingles), packed by similarity.pack
+    signature: bytes | None = None  # their MinHash signature (similarity.signatures), made for large banks
     key: bytes = b""  # the file's key in the audit cache; empty when the file is not in it
-    content: bytes = b""  # a digest of the question and its answer (similar.content_key), for copies
+    content: bytes = b""  # a digest of the question and its answer (similarity.content_key), for copies

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from qbank.checks import similar
+from qbank import similarity
 from qbank.checks.api import BankEntry, Context
 from qbank.fields.classification import unknown_topic
 from qbank.finding import Finding
@@ -32,8 +32,8 @@ def entry_of(document: Document) -> BankEntry:
         data.get("status") == "deleted",
         document.positions.value(("id",)),
         document.positions.value(("scenario",)),
-        similar.pack(similar.shingles(similar.text_of(data))),
-        content=similar.content_key(data),
+        similarity.pack(similarity.shingles(similarity.text_of(data))),
+        content=similarity.content_key(data),
     )
 
 

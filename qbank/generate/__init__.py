@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from qbank import source
-from qbank.checks import RECORD_CHECKS, similar
+from qbank import similarity, source
+from qbank.checks import RECORD_CHECKS
 from qbank.checks.api import Context
 from qbank.finding import Finding
 from qbank.generate import emit
@@ -72,7 +72,7 @@ class Run:
     tables: Tables
     today: date
     taken_ids: set[str]
-    seen: similar.Index  # title+scenario+question of every question, bank and new
+    seen: similarity.Index  # title+scenario+question of every question, bank and new
     contents: set[bytes] = field(default_factory=set)  # question+answer of each (duplicate-content)
     written: list[Path] = field(default_factory=list)
     dropped: int = 0  # drafts that read like another question
@@ -92,8 +92,8 @@ def fill(
             misses += 1
             continue
         draft = emit.english(draft)
-        shingles = similar.shingles("\n".join((draft.title, draft.scenario, draft.question)))
-        content = similar.content_key(
+        shingles = similarity.shingles("\n".join((draft.title, draft.scenario, draft.question)))
+        content = similarity.content_key(
             {"question": draft.question, "details": {"realistic_solution": draft.solution}}
         )
         if content in run.contents or run.seen.close_to(shingles):
@@ -197,7 +197,7 @@ def generate(
     from qbank.generate.tables import load_models
 
     tables = Tables(schema.hardware, load_models(bank / "schema"))
-    run = Run(bank, schema, tables, today, set(), similar.Index())
+    run = Run(bank, schema, tables, today, set(), similarity.Index())
     have: dict[tuple[str, str, str], int] = {}
     held: dict[tuple[str, str], int] = {}  # live questions per cell, written or generated
     for path in source.iter_yaml_files(bank / "questions"):
@@ -206,8 +206,8 @@ def generate(
         if isinstance(document, Finding) or document.data.get("status") == "deleted":
             continue  # a tombstone keeps its id, and nothing else, as in the audit's bank rules
         data = document.data
-        run.seen.add(similar.shingles(similar.text_of(data)))
-        run.contents.add(similar.content_key(data))
+        run.seen.add(similarity.shingles(similarity.text_of(data)))
+        run.contents.add(similarity.content_key(data))
         cell = (str(data.get("track")), str(data.get("level")))
         held[cell] = held.get(cell, 0) + 1
         made_by = data.get("generator")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from qbank import generate as generator
-from qbank.checks import similar
+from qbank import similarity
 from qbank.generate import Family, Run
 from qbank.generate.draft import Draft
 from qbank.generate.families import FAMILIES
@@ -34,7 +34,7 @@ def bank(tmp_path: Path) -> Path:
 def _run(bank: Path) -> Run:
     schema = load_bank_schema(bank / "schema")
     tables = Tables(schema.hardware, load_models(bank / "schema"))
-    return Run(bank, schema, tables, TODAY, set(), similar.Index())
+    return Run(bank, schema, tables, TODAY, set(), similarity.Index())
 
 
 @pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.name)

@@ -6,7 +6,7 @@ import importlib.util
 import sys
 from types import ModuleType
 
-from qbank.checks import similar
+from qbank import similarity
 from tests.conftest import REPO
 
 
@@ -32,7 +32,7 @@ def test_copies_groups_same_question_and_answer_numbers_aside_and_nothing_else()
         _row("cloud-4", "Which link?", "NVLink."),
     ]
     # as the rule duplicate-content compares them: numbers and names masked
-    assert tool.copies(rows, similar.content_key) == [["cloud-1", "cloud-2", "cloud-3"]]
+    assert tool.copies(rows, similarity.content_key) == [["cloud-1", "cloud-2", "cloud-3"]]
 
 
 def test_device_claims_are_counted_by_how_the_evidence_resolves_them() -> None:

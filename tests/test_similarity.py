@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from qbank import similarity
 from qbank.checks import similar
 from qbank.checks.api import BankEntry, KeyPair
 
@@ -28,16 +29,16 @@ SCENARIO = (
 
 def test_only_the_numbers_changed_is_a_near_duplicate() -> None:
     other = SCENARIO.replace("7B", "13B").replace("16", "32").replace("8,192", "4,096")
-    assert similar.jaccard(similar.shingles(SCENARIO), similar.shingles(other)) == 1.0
+    assert similarity.jaccard(similarity.shingles(SCENARIO), similarity.shingles(other)) == 1.0
 
 
 def test_a_different_situation_is_not() -> None:
     other = "A keyword-spotting model on a Cortex-M4 misses wake words when the fan of the enclosure runs."
-    assert similar.jaccard(similar.shingles(SCENARIO), similar.shingles(other)) < 0.1
+    assert similarity.jaccard(similarity.shingles(SCENARIO), similarity.shingles(other)) < 0.1
 
 
 def test_shingles_are_stable_across_processes() -> None:
-    code = "from qbank.checks.similar import shingles; print(sorted(shingles('a b c d e 1 2')))"
+    code = "from qbank.similarity import shingles; print(sorted(shingles('a b c d e 1 2')))"
     runs = {
         subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
@@ -60,14 +61,14 @@ def _texts(n: int, copies: int) -> list[str]:
 
 
 def test_lsh_finds_what_comparing_every_pair_finds() -> None:
-    sets = [similar.shingles(t) for t in _texts(400, 60)]
-    assert len(sets) > similar.PAIRWISE_LIMIT  # so the MinHash/LSH path runs
+    sets = [similarity.shingles(t) for t in _texts(400, 60)]
+    assert len(sets) > similarity.PAIRWISE_LIMIT  # so the MinHash/LSH path runs
     exact = [
         (i, j)
         for i, j in combinations(range(len(sets)), 2)
-        if similar.jaccard(sets[i], sets[j]) >= similar.THRESHOLD
+        if similarity.jaccard(sets[i], sets[j]) >= similarity.THRESHOLD
     ]
-    found = [(i, j) for i, j, _ in similar.similar_pairs(sets)]
+    found = [(i, j) for i, j, _ in similarity.similar_pairs(sets)]
     assert exact and found == exact
 
 
@@ -76,14 +77,14 @@ def test_confirming_in_two_processes_finds_what_one_process_finds(
 ) -> None:
     entries = _entries({f"q{k:03}": text for k, text in enumerate(_texts(400, 60))})
     alone = similar.near_duplicates(entries)
-    confirmed = similar._confirmed
+    confirmed = similarity._confirmed
 
     def spy(*args: Any) -> Any:
         (tmp_path / str(os.getpid())).touch()  # each process that confirms candidates leaves its pid
         return confirmed(*args)
 
-    monkeypatch.setattr(similar, "_confirmed", spy)
-    monkeypatch.setattr(similar, "SPLIT_MIN", 1)
+    monkeypatch.setattr(similarity, "_confirmed", spy)
+    monkeypatch.setattr(similarity, "SPLIT_MIN", 1)
     assert similar.near_duplicates(entries, processes=1) == alone
     assert len(list(tmp_path.iterdir())) == 1
     both = similar.near_duplicates(entries, processes=2)
@@ -93,13 +94,13 @@ def test_confirming_in_two_processes_finds_what_one_process_finds(
 
 
 def test_the_incremental_index_flags_what_comparing_every_pair_flags() -> None:
-    sets = [similar.shingles(t) for t in _texts(400, 60)]
-    index, flagged = similar.Index(), []
+    sets = [similarity.shingles(t) for t in _texts(400, 60)]
+    index, flagged = similarity.Index(), []
     for member in sets:
         flagged.append(index.close_to(member))
         index.add(member)
     exact = [
-        any(similar.jaccard(sets[k], sets[i]) >= similar.THRESHOLD for i in range(k))
+        any(similarity.jaccard(sets[k], sets[i]) >= similarity.THRESHOLD for i in range(k))
         for k in range(len(sets))
     ]
     assert any(exact) and flagged == exact
@@ -107,7 +108,7 @@ def test_the_incremental_index_flags_what_comparing_every_pair_flags() -> None:
 
 def test_small_batches_do_not_import_numpy() -> None:
     code = (
-        "import sys; from qbank.checks.similar import shingles, similar_pairs; "
+        "import sys; from qbank.similarity import shingles, similar_pairs; "
         "similar_pairs([shingles('a b c d'), shingles('a b c d')]); print('numpy' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -115,18 +116,18 @@ def test_small_batches_do_not_import_numpy() -> None:
 
 
 def test_one_batch_of_signatures_equals_one_set_at_a_time() -> None:
-    sets = [similar.shingles(t) for t in _texts(30, 5)] + [frozenset()]
-    packed = [similar.pack(s) for s in sets]
-    assert similar.signatures(packed) == [similar.signatures([p])[0] for p in packed]
-    assert similar.signatures(packed)[-1] == b"\xff" * similar.HASHES * 4  # an empty set: all-max
+    sets = [similarity.shingles(t) for t in _texts(30, 5)] + [frozenset()]
+    packed = [similarity.pack(s) for s in sets]
+    assert similarity.signatures(packed) == [similarity.signatures([p])[0] for p in packed]
+    assert similarity.signatures(packed)[-1] == b"\xff" * similarity.HASHES * 4  # an empty set: all-max
 
 
 def test_exact_similarities_in_numpy_equal_jaccard() -> None:
-    sets = [similar.shingles(t) for t in _texts(40, 20)] + [frozenset(), frozenset()]
-    tokens = similar._Tokens([similar.pack(s) for s in sets])
+    sets = [similarity.shingles(t) for t in _texts(40, 20)] + [frozenset(), frozenset()]
+    tokens = similarity._Tokens([similarity.pack(s) for s in sets])
     pairs = list(combinations(range(len(sets)), 2))
     left, right = (np.array(side) for side in zip(*pairs, strict=True))
-    assert tokens.jaccards(left, right).tolist() == [similar.jaccard(sets[i], sets[j]) for i, j in pairs]
+    assert tokens.jaccards(left, right).tolist() == [similarity.jaccard(sets[i], sets[j]) for i, j in pairs]
 
 
 class _Memory:
@@ -147,7 +148,14 @@ def _entries(texts: dict[str, str]) -> list[BankEntry]:
     """One entry per file name, keyed (like the cache) by name and text: an edit changes the key."""
     return [
         BankEntry(
-            name, None, False, (1, 1), (1, 1), similar.pack(similar.shingles(text)), None, _key(name, text)
+            name,
+            None,
+            False,
+            (1, 1),
+            (1, 1),
+            similarity.pack(similarity.shingles(text)),
+            None,
+            _key(name, text),
         )
         for name, text in sorted(texts.items())
     ]
@@ -157,7 +165,7 @@ def _key(name: str, text: str) -> bytes:
     return hashlib.blake2b(f"{name}\0{text}".encode(), digest_size=20).digest()
 
 
-def _named(entries: list[BankEntry], pairs: list[similar.Pair]) -> list[tuple[str, str, float]]:
+def _named(entries: list[BankEntry], pairs: list[similarity.Pair]) -> list[tuple[str, str, float]]:
     return [(entries[i].path, entries[j].path, score) for i, j, score in pairs]
 
 
@@ -182,7 +190,7 @@ def test_a_search_that_reuses_the_last_one_finds_what_a_search_from_scratch_find
         edit(texts)
         entries = _entries(texts)
         scratch = similar.near_duplicates(entries)
-        assert scratch == similar.similar_pairs([similar.unpack(e.shingles) for e in entries])
+        assert scratch == similarity.similar_pairs([similarity.unpack(e.shingles) for e in entries])
         assert _named(entries, similar.near_duplicates(entries, memory)) == _named(entries, scratch)
         assert sorted(memory.keys) == sorted(e.key for e in entries)
     assert len(scratch) > 10
@@ -206,10 +214,10 @@ def test_pairs_among_unchanged_files_are_recalled_not_searched() -> None:
 
 def test_masking_makes_two_drills_of_one_template_read_the_same() -> None:
     """duplicate-content compares question and answer with numbers and names masked (issue 26)."""
-    a = similar.masked("Does Llama 2 7B fit in 16 GB on a V100 at 2 bytes a parameter?")
-    b = similar.masked("Does Mistral 13B fit  in 32 GB on an H100 at 1 byte a parameter?")
-    assert a == similar.masked("Does Llama 2 7B fit in 16 GB on a V100 at 2 bytes a parameter?")
+    a = similarity.masked("Does Llama 2 7B fit in 16 GB on a V100 at 2 bytes a parameter?")
+    b = similarity.masked("Does Mistral 13B fit  in 32 GB on an H100 at 1 byte a parameter?")
+    assert a == similarity.masked("Does Llama 2 7B fit in 16 GB on a V100 at 2 bytes a parameter?")
     assert a != b  # "bytes" and "byte": the words a template keeps are compared
-    assert similar.masked("on a V100 at 2 bytes") == similar.masked("on an H100 at 4 bytes")
-    assert similar.masked("the ridge is 203 FLOP/byte") == similar.masked("the ridge is 591 FLOP/byte")
-    assert similar.masked("the weights fit") != similar.masked("the weights do not fit")
+    assert similarity.masked("on a V100 at 2 bytes") == similarity.masked("on an H100 at 4 bytes")
+    assert similarity.masked("the ridge is 203 FLOP/byte") == similarity.masked("the ridge is 591 FLOP/byte")
+    assert similarity.masked("the weights fit") != similarity.masked("the weights do not fit")
