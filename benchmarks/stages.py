@@ -8,7 +8,7 @@ benchmarks/audit.py built under /tmp. Each file goes through the same steps as e
 perf_counter, and then the MinHash signatures of all entries in one batch, as a worker signs them.
 One process and no cache: these are per-file costs, which two workers share in a real audit; the
 serial parts (start-up, listing, the near-duplicate search) are not timed here. The collector is
-paused, as in an audit (engine._collector_paused). Napkin math remembers lines, so its figure
+paused, as in an audit (cli.collector_paused). Napkin math remembers lines, so its figure
 depends on how often a bank repeats them.
 """
 
@@ -24,6 +24,7 @@ from qbank import engine, similarity, source
 from qbank.checks import RECORD_CHECKS
 from qbank.checks.api import Context, MathTally
 from qbank.checks.bank import entry_of
+from qbank.cli import collector_paused
 from qbank.finding import Finding
 from qbank.records import validate
 from qbank.taxonomy import load_bank_schema
@@ -67,7 +68,7 @@ def stages(bank: Path) -> tuple[int, collections.Counter[str]]:
 
 def main() -> None:
     bank = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT
-    with engine._collector_paused():
+    with collector_paused():
         count, spent = stages(bank)
     total = sum(spent.values())
     print(f"{count} files under {bank / 'questions'}, one process")

@@ -306,7 +306,7 @@ def _schema(db: sqlite3.Connection) -> tuple[object, ...]:
 
 @functools.cache
 def _ours() -> tuple[object, ...]:
-    """The schema qbank makes, as SQLite stores it (made once a process, in memory: about 0.2 ms)."""
+    """The schema qbank makes, as SQLite stores it (made once a process, in memory)."""
     db = sqlite3.connect(":memory:")
     try:
         db.executescript(f"{_TABLES} PRAGMA user_version = {FORMAT};")
@@ -417,8 +417,8 @@ def _config(bank: Path) -> bytes:
 
 def _installed(projects: tuple[str, ...]) -> list[str]:
     """The `.dist-info` (or `.egg-info`) names, project and version, of these projects on sys.path: what
-    importlib.metadata.version reads, without importing it and its email parser (about 70 ms of a
-    warm audit). Names are compared normalised (PEP 503: `PyYAML`, `pyyaml`, `pydantic_core`)."""
+    importlib.metadata.version reads, without importing it and its email parser (benchmarks/README.md,
+    start-up). Names are compared normalised (PEP 503: `PyYAML`, `pyyaml`, `pydantic_core`)."""
     wanted = {_normal(p) for p in projects}
     found = []
     for folder in sys.path:

@@ -5,8 +5,6 @@ Nothing here prints or exits; the CLI formats the Report and turns it into an ex
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import os
 import stat
 import time
@@ -27,7 +25,7 @@ from qbank.taxonomy import NO_BANK, BankSchema, find_bank_root, load_bank_schema
 if TYPE_CHECKING:  # the model (pydantic) is imported only when some file is not in the cache
     from qbank.records import Record
 
-PARALLEL_MIN = 300  # files to check before worker processes pay for their start (about 0.1 s)
+PARALLEL_MIN = 300  # files to check before worker processes pay for their start (benchmarks/README.md)
 
 OUTSIDE_A_BANK = (
     "not inside a bank (no questions/ and schema/ above it): using the taxonomy shipped with qbank"
@@ -81,26 +79,7 @@ def audit(settings: Settings, cwd: Path, progress: Progress = iter) -> Report:
     (a pre-commit batch never reads the rest of the bank); with --changed-since or --bank-only,
     every file of the bank, read but not checked one by one.
     """
-    with _collector_paused():
-        return _audit(settings, cwd, progress)
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector off for the audit. An audit builds tens of thousands of
-    small acyclic objects (paths, results, entries), and each burst of them started collections
-    that walked every live object: a fifth of a warm audit of 10,000 files. An audit makes next
-    to no cycles (469 unreachable objects after checking 1,000 files in one process), and the
-    gc documentation allows turning the collector off "if you are sure your program does not
-    create reference cycles"; reference counting still frees everything else."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
+    return _audit(settings, cwd, progress)
 
 
 def _audit(settings: Settings, cwd: Path, progress: Progress) -> Report:
@@ -351,7 +330,7 @@ def _chunks(count: int, workers: int) -> list[range]:
     """Chunks of the jobs that shrink as the work runs out ("guided self-scheduling", Polychronopoulos
     and Kuck 1987): each takes a 1/(4 x workers) share of the jobs left, and no fewer than MIN_CHUNK,
     so the first are large (fewer results to send back) and the last small. With 16 equal chunks one
-    worker could wait up to a whole chunk's time at the end: 0.8 s at 10,000 files."""
+    worker could wait up to a whole chunk's time at the end (benchmarks/README.md, chunks)."""
     chunks = []
     first = 0
     while first < count:
@@ -419,8 +398,8 @@ def _bank_schema(bank: Path | None, cwd: Path) -> tuple[BankSchema | None, list[
 
 def _evidence(bank: Path, cwd: Path) -> list[Finding]:
     """The bank's GPU evidence records (rule evidence-record), checked once, in runs over the whole
-    bank (CI, --bank-only, --changed-since): replaying records imports numpy, 0.17 s that a
-    pre-commit run on a few files (0.2 s) must not pay. Claims still use only records that pass."""
+    bank (CI, --bank-only, --changed-since): replaying records imports numpy, which a
+    pre-commit run on a few files must not pay (benchmarks/README.md, start-up). Claims still use only records that pass."""
     return list(device.evidence_record(bank / "evidence", lambda path: display_path(path, cwd)))
 
 
@@ -449,8 +428,8 @@ def _bank_wide_files(settings: Settings, bank: Path | None, checked: list[Path])
 def _sorted(files: Iterable[Path]) -> list[Path]:
     """Each file once, in the order of their parts (the order of Path objects on POSIX), by their text
     with the separator made the lowest character (`a/b` before `a-b`, as ("a", "b") before ("a-b",)).
-    Hashing and comparing Path objects took 0.1 s of a warm audit of 10,000 files; the text is made
-    once and kept by the Path, which display_path and the reads use."""
+    Hashing and comparing Path objects was a visible share of a warm audit (benchmarks/README.md,
+    paths); the text is made once and kept by the Path, which display_path and the reads use."""
     unique = {str(file): file for file in files}
     return [unique[text] for text in sorted(unique, key=lambda text: text.replace(os.sep, "\0"))]
 

@@ -22,8 +22,8 @@ from qbank.source import Document, Loc
 from qbank.taxonomy import BankSchema
 
 # A did-you-mean runs difflib over the fields the model accepts there: for the first SUGGESTED
-# unknown keys of a file only, as a typo or two is what it is for (11,038 unknown keys took 16 s,
-# issue 30). Every unknown key is still reported.
+# unknown keys of a file only, as a typo or two is what it is for (issue 30; benchmarks/README.md,
+# did-you-mean). Every unknown key is still reported.
 SUGGESTED = 20
 
 

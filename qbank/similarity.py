@@ -176,8 +176,8 @@ SPLIT_MIN = 50_000
 
 def _in_two_processes(confirm: Confirm, left: Any, right: Any) -> tuple[Any, Any, Any]:
     """confirm(left, right): the odd-numbered candidates in a forked process while this one takes
-    the even-numbered. After the per-file checks this is the audit's longest serial step: 0.31 to
-    0.38 s of the search at 10,000 questions, and each half 0.15 to 0.2 s. It needs fork (spawning a
+    the even-numbered. After the per-file checks this is the audit's longest serial step
+    (benchmarks/README.md, near-duplicates). It needs fork (spawning a
     process would pickle the inputs)."""
     import concurrent.futures
     import multiprocessing
@@ -254,8 +254,8 @@ def _equal_keys(keys: Any, fresh: Any) -> tuple[Any, Any]:
 def _estimate_reaches(signatures: Any, left: Any, right: Any, floor: float) -> Any:
     """Whether each pair's share of equal signature values is at least `floor`. Equal values have
     equal low bytes, so low bytes are compared first (a quarter of the memory traffic), and only the
-    pairs they do not rule out compare whole values: the same answer in half the time (0.09 s
-    instead of 0.17 s for the 389,000 candidates of a 10,000-question bank)."""
+    pairs they do not rule out compare whole values: the same answer in half the time
+    (benchmarks/README.md, near-duplicates)."""
     import numpy as np
 
     low = signatures.astype(np.uint8)
@@ -368,7 +368,7 @@ def _band_keys(signatures: Any) -> Any:
 
 # The lowercase words of a text: a word holding a digit (`8b`, `x86`, `sm_90`) or starting with a
 # capital (`H100`, `Orin`, `Yes`), and "a"/"an" before one, is what a drill template varies between
-# copies. findall keeps this to about 25 us a file (a masking sub() over the same text took 140).
+# copies. findall, not a masking sub(): the audit's hot path (benchmarks/README.md, copies).
 _WORDS = re.compile(r"\b(?!an?\b)[a-z][a-z'\u2019-]*\b")
 
 

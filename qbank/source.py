@@ -190,7 +190,7 @@ class NotRegular(OSError):
 
 def read_regular(path: str | os.PathLike[str], limit: int, flags: int = 0) -> tuple[bytes, os.stat_result]:
     """Up to `limit` bytes of a regular file and its status, with bare system calls: half the time of
-    `open()` and its buffered reader, which a warm audit of 10,000 files spends 0.3 s in. `flags`
+    `open()` and its buffered reader (benchmarks/README.md, reads). `flags`
     adds to the open flags (`qbank fix` adds O_NOFOLLOW)."""
     # O_NONBLOCK: opening a FIFO does not wait for a writer (it has no effect on regular files)
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0) | flags)

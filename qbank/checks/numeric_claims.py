@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # the model (pydantic) loads only when a file is not in the a
     from qbank.records import Record
 
 # What one claim may ask for (qbank/numerics/claims.py) is what a question's claims may ask for
-# together: 1,000,000 loss-scaler steps take 0.7 s here, and a 256 KiB file holds 5,000 such claims.
+# together, or a 256 KiB file of 5,000 such claims would take minutes (benchmarks/README.md, claims).
 BUDGET = {"accumulation": 10_000_000, "loss_scaler": 1_000_000}
 _UNITS = {"accumulation": "additions", "loss_scaler": "steps"}
 # The exact arithmetic of a question's claims (reading their numbers, rounding them), in the units of

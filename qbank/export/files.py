@@ -127,8 +127,8 @@ def refuse_roots(out: Path, bank: Path | None, folders: Iterable[str]) -> None:
 def refuse_unproven(out: Path, names: Iterable[str], previous: Previous) -> None:
     """Refuse when a file already at one of `names` (those this export writes) is not proven ours:
     not in the manifest, or holding other bytes than the manifest says (changed since). Each folder
-    is checked for links once, not once a file: proving 10,000 pages took 0.3 s on the 2-core
-    development machine (bare reads; with pathlib's resolve() for each file, 1.3 to 1.5 s)."""
+    is checked for links once, not once a file, with bare reads rather than pathlib's resolve()
+    for each file (benchmarks/README.md, site manifest)."""
     plain: dict[str, bool] = {}  # folder name -> a plain folder below `out`
     for name in names:
         digest = _digest_of(os.path.join(out, name))

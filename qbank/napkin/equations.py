@@ -77,14 +77,12 @@ _APPROX_RELS = {"≈", "≃", "≅", "~"}
 _STEP_RELS = {"->", "→", "=>", "⇒"}
 _BELOW, _ABOVE = {"<": True, "<=": False, "≤": False}, {">": True, ">=": False, "≥": False}  # strict?
 _STOPS = {".", ":", ";", "!", "?", "|", "&", "#", "=", "\\", '"'}
-# Work, in the meter's units (qbank/napkin/meter.py). The costliest kind measured, ordinary lines
-# (`80 GB / 2 TB/s = 40 ms`, read in two modes), takes 25 ns a unit, so a line stops within ~0.13 s
-# and a file's napkin math within ~0.6 s (`benchmarks/cost_bombs.py --rate`). The bank's costliest
-# line needs 7% of LINE_WORK and its costliest file 3% of FILE_WORK (`cost_bombs.py --bank`).
+# Work, in the meter's units (qbank/napkin/meter.py): what a line and a file's napkin math may cost,
+# far above what the bank's costliest line and file need (benchmarks/README.md, work meter).
 LINE_WORK = 5_000_000
 FILE_WORK = 20_000_000
-# Finding, reading and comparing terms, besides their arithmetic, per token of a line with math:
-# ordinary lines take ~25 µs a token, all told (`cost_bombs.py --rate`, "plain lines").
+# Finding, reading and comparing terms, besides their arithmetic, per token of a line with math
+# (benchmarks/README.md, work meter).
 TOKEN = 1_000
 
 

@@ -524,7 +524,7 @@ def _exact_sqrt(x: Fraction) -> Fraction | None:
 
 def format_number(x: Fraction) -> str:
     """A value as an author would read it: up to 6 significant digits, exact when short."""
-    charge(x)  # beyond a float, a conversion to Decimal: about 1 ms at 20,000 bits
+    charge(x)  # beyond a float, a conversion to Decimal, charged like any operation
     if x.denominator == 1 and abs(x.numerator) < 10**15:
         return f"{x.numerator:,}"
     value = float(x) if -_FLOAT_MAX < x < _FLOAT_MAX else math.inf

@@ -1,8 +1,8 @@
 """A work meter for exact arithmetic, so that napkin math and `verify:` values cannot cost minutes.
 
 Each value is bounded (evaluate.MAX_BITS), but a file may hold thousands of operations on values
-just inside that bound: a line of 400 equations `1/3^4000 + 1/5^3000 = 1` took 0.5 s, and 26 such
-lines fit under the 256 KiB cap (issue 30, item 3). Wall-clock time would give answers that change
+just inside that bound: a line of 400 equations `1/3^4000 + 1/5^3000 = 1`, 26 such lines under the
+256 KiB cap (issue 30, item 3; benchmarks/README.md, work meter). Wall-clock time would give answers that change
 with the machine's load; this meter counts work instead, the same on every machine and every run:
 each operation charges the bits of its operands (numerator and denominator) plus OPERATION. Python's
 big-integer multiply and gcd grow with the size of their operands, and no operand exceeds MAX_BITS,
@@ -23,8 +23,8 @@ from fractions import Fraction
 
 from qbank.napkin.lexer import LimitError
 
-# One operation costs this much whatever its size: Python's overhead per exact operation (~2 µs)
-# is what ~64 bits of operand cost at 20,000 bits (~30 ns a bit), measured by benchmarks/cost_bombs.py.
+# One operation costs this much whatever its size: Python's overhead per exact operation is what
+# about 64 bits of operand cost at 20,000 bits (benchmarks/README.md, work meter; cost_bombs.py).
 OPERATION = 64
 
 

@@ -117,7 +117,7 @@ def depends(left: Node, right: Node, free: set[str]) -> bool:
         or _too_high(right)
     ):
         return True
-    import sympy  # here only: about 0.5 s to import, for the few lines that use names
+    import sympy  # here only, for the few lines that use names (benchmarks/README.md, start-up)
 
     try:
         a, b = _sympy(left, sympy), _sympy(right, sympy)
