@@ -20,6 +20,7 @@ from qbank.checks import BANK_CHECKS, RECORD_CHECKS, device
 from qbank.checks.api import BankEntry, Context, MathTally
 from qbank.checks.bank import entry_of
 from qbank.finding import Finding, Severity
+from qbank.source import Document
 from qbank.taxonomy import NO_BANK, BankSchema, find_bank_root, load_bank_schema
 
 if TYPE_CHECKING:  # the model (pydantic) is imported only when some file is not in the cache
@@ -449,16 +450,25 @@ def _check_file(
 ) -> tuple[Result, Record | None]:
     """One file through load, validation and the record checks (`data`: what source.read gave, or
     None to read it here)."""
-    from qbank.records import validate
-
     document = source.load(file, shown) if data is None else source.load_read(data, shown)
     if isinstance(document, Finding):
         return Result([document], None, (0, 0, 0, 0)), None
-    mine = replace(context, math=MathTally())  # this file's napkin-math counts
-    record, findings = validate(file, document, context.schema)
+    record, findings, tally = check_document(file, document, context)
+    return Result(findings, entry_of(document), tally.counts()), record
+
+
+def check_document(
+    path: Path, document: Document, context: Context
+) -> tuple[Record, list[Finding], MathTally]:
+    """A loaded file through the model and every record check, and its own tally: the one per-file
+    pipeline, which the audit, `qbank generate` and the tests' `findings()` helper all run."""
+    from qbank.records import validate
+
+    mine = replace(context, math=MathTally())  # this file's napkin-math and claim counts
+    record, findings = validate(path, document, context.schema)
     for check in RECORD_CHECKS:
         findings += check(record, mine)
-    return Result(findings, entry_of(document), mine.math.counts()), record
+    return record, findings, mine.math
 
 
 def questions_of(target: Path) -> Path:

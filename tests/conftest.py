@@ -13,7 +13,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
+from qbank import engine, source
+from qbank.checks.api import Context
 from qbank.cli import main
+from qbank.finding import Finding
+from qbank.taxonomy import load_bank_schema
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "tests" / "examples"
@@ -65,6 +69,22 @@ def git(cwd: Path, *args: str) -> None:
         check=True,
         capture_output=True,
     )
+
+
+def findings(
+    yaml_text: str, rule: str | None = None, path: str = "questions/cloud/precision/cloud-202611-e000.yaml"
+) -> list[Finding]:
+    """What the per-file audit finds in `yaml_text` (as if it were this repository's file `path`),
+    only `rule`'s (name or code) when given: a rule's test then reads like its docstring's
+    Fails/Passes examples."""
+    document = source.load_text(yaml_text, path)
+    if isinstance(document, Finding):
+        found = [document]
+    else:
+        schema = load_bank_schema(REPO / "schema")
+        assert not isinstance(schema, Finding), schema
+        _, found, _ = engine.check_document(Path(path), document, Context(schema, REPO / "questions"))
+    return [f for f in found if rule is None or rule in (f.name, f.code)]
 
 
 def audit_json(*args: str, cwd: Path = REPO) -> tuple[int, dict[str, Any]]:

@@ -25,14 +25,13 @@ from datetime import date
 from pathlib import Path
 
 from qbank import similarity, source
-from qbank.checks import RECORD_CHECKS
 from qbank.checks.api import Context
+from qbank.engine import check_document
 from qbank.finding import Finding
 from qbank.generate import emit
 from qbank.generate.draft import Draft
 from qbank.generate.tables import Tables
 from qbank.new import write_new
-from qbank.records import validate
 from qbank.taxonomy import BankSchema
 
 # Drills are drills (issue 26): a rendered question is a few lines of arithmetic, which is what the
@@ -135,10 +134,7 @@ def check(run: Run, path: Path, content: str) -> None:
     document = source.load_text(content, str(path))
     if isinstance(document, Finding):
         raise TemplateError(f"{document.message}\n{content}")
-    context = Context(run.schema, run.bank / "questions")
-    record, findings = validate(path, document, run.schema)
-    for rule_check in RECORD_CHECKS:
-        findings += rule_check(record, context)
+    _, findings, _ = check_document(path, document, Context(run.schema, run.bank / "questions"))
     if findings:
         shown = "\n".join(f"{f.line}:{f.column} {f.name} {f.message}" for f in findings)
         raise TemplateError(f"{shown}\n{content}")

@@ -5,6 +5,9 @@ from __future__ import annotations
 import pytest
 
 from qbank.checks import text
+from tests.conftest import EXAMPLES, findings
+
+VALID = next((EXAMPLES / "valid" / "deceptive-text").rglob("*.yaml")).read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize(
@@ -42,3 +45,13 @@ def test_title_words_mixing_latin_with_look_alikes(title: str, word: str | None)
     deceit = text._deceit(("title",), title)
     assert (deceit[0] if deceit else None) == word
     assert text._deceit(("scenario",), title) is None  # only titles are read for look-alikes
+
+
+def test_the_docstring_examples_through_the_audit() -> None:
+    """Fails: a title with a Cyrillic а; passes: the same title in Latin letters."""
+    title = next(line for line in VALID.splitlines() if line.startswith("title: "))
+    cyrillic = title.replace("a", "\u0430", 1)
+    assert cyrillic != title
+    (finding,) = findings(VALID.replace(title, cyrillic), "deceptive-text")
+    assert finding.line == VALID.splitlines().index(title) + 1 and "look-alike" in finding.message
+    assert findings(VALID, "deceptive-text") == []
