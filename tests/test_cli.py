@@ -19,7 +19,7 @@ from jsonschema import Draft4Validator
 
 from qbank import engine, reporters
 from qbank.catalog import all_rules
-from qbank.cli import PROGRESS_MIN_FILES
+from qbank.commands.audit import PROGRESS_MIN_FILES
 
 TITLE_CASE = EXAMPLES / "invalid" / "title-case"
 VALID = EXAMPLES / "valid" / "title-case"

@@ -1,0 +1,1 @@
+"""One module per command: options -> settings -> one call -> an exit code."""

@@ -1,0 +1,81 @@
+"""What the commands share: printing inert lines, the bank and its schema, the collector policy,
+usage and internal errors."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import sys
+import traceback
+import typing
+from collections.abc import Iterator
+from pathlib import Path
+
+import click
+
+from qbank.finding import Finding
+
+if typing.TYPE_CHECKING:  # the schema files load only for commands that need a bank
+    from qbank.taxonomy import BankSchema
+
+USAGE_ERROR = 2
+
+
+def split(values: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
+
+
+def inert(message: str) -> str:
+    """A message as one line that no terminal or GitHub runner acts on (reporters.inert)."""
+    from qbank.reporters import inert
+
+    return inert(message)
+
+
+def say(message: str, err: bool = False) -> None:
+    click.echo(inert(message), err=err)
+
+
+def choices(literal: object) -> click.Choice[str]:
+    return click.Choice(typing.get_args(literal))
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off for an audit (with cli.run's gc.freeze, the one place
+    qbank sets it). An audit builds tens of thousands of small acyclic objects (paths, results,
+    entries), and each burst of them started collections that walked every live object
+    (benchmarks/README.md, gc). An audit makes next to no cycles, and the gc documentation allows
+    turning the collector off "if you are sure your program does not create reference cycles";
+    reference counting still frees everything else."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def bank_and_schema() -> tuple[Path, BankSchema]:
+    """The bank above the working directory and its usable schema files, or a usage error."""
+    from qbank.taxonomy import NO_BANK, find_bank_root, load_bank_schema
+
+    bank = find_bank_root(Path.cwd())
+    if bank is None:
+        raise click.UsageError(NO_BANK)
+    schema = load_bank_schema(bank / "schema")
+    if isinstance(schema, Finding):
+        raise click.UsageError(f"{schema.path}:{schema.line}: {schema.message}")
+    return bank, schema
+
+
+def internal_error() -> None:
+    say(f"qbank: internal error: {sys.exc_info()[1]!r}", err=True)
+    if os.environ.get("QBANK_DEBUG"):
+        traceback.print_exc()
+    else:
+        click.echo("qbank: this is a bug in qbank; rerun with QBANK_DEBUG=1 for the traceback", err=True)
+    sys.exit(USAGE_ERROR)

@@ -1,0 +1,139 @@
+"""`qbank export`: json, sqlite, site, anki, from the released questions."""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from qbank.commands.audit import progress_bar
+from qbank.commands.common import bank_and_schema, collector_paused, internal_error, say
+
+if typing.TYPE_CHECKING:  # exports load the model and Jinja only when they run
+    from qbank.export import files
+    from qbank.export.release import Release
+
+
+@click.group()
+def export() -> None:
+    """Export the released questions: JSON, SQLite, a static study site, an Anki deck.
+
+    Released: status published, the file validates, and the audit finds no error in it.
+    """
+
+
+def _out_option(metavar: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    return click.option(
+        "--out", required=True, metavar=metavar, type=click.Path(path_type=Path), help="Where to write."
+    )
+
+
+def _force_option(kind: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    return click.option(
+        "--force",
+        is_flag=True,
+        help=f"Replace FILE even when it is not an earlier qbank {kind} export (without it, such a file "
+        "is refused). A link, a folder or a device is refused even so.",
+    )
+
+
+@export.command("json")
+@_out_option("FILE")
+@_force_option("JSON")
+def export_json(out: Path, force: bool) -> None:
+    """One JSON document (schema/release.schema.json), sorted by id, with content hashes."""
+    from qbank.export import release
+
+    _file_export(out, force, "JSON", release.is_export, release.write_json)
+
+
+@export.command("sqlite")
+@_out_option("FILE")
+@_force_option("SQLite")
+def export_sqlite(out: Path, force: bool) -> None:
+    """A SQLite file: questions, tags, taxonomy, and an FTS5 index (questions_fts)."""
+    from qbank.export import sqlite
+
+    _file_export(out, force, "SQLite", sqlite.is_export, sqlite.write)
+
+
+@export.command("site")
+@_out_option("DIR")
+def export_site(out: Path) -> None:
+    """A static study site that works offline from its folder: open DIR/index.html.
+
+    DIR must be new, empty, or a site qbank exported; only files qbank can prove it wrote there
+    (listed in DIR/.qbank-site with their SHA-256) are replaced or removed."""
+    from qbank.export import site
+
+    _export(
+        lambda bank: _site_preflight(out, bank),
+        lambda r, previous: site.build(r, out, previous=previous),
+        out / "index.html",
+    )
+
+
+def _site_preflight(out: Path, bank: Path) -> files.Previous:
+    from qbank.export import files, site
+
+    previous = site.preflight(out, bank)
+    for name in previous.ignored:
+        say(
+            f"note: {out / files.MANIFEST} names {name}, which is not a file of the site: ignored, never removed",
+            err=True,
+        )
+    return previous
+
+
+@export.command("anki")
+@_out_option("FILE.apkg")
+@_force_option("Anki")
+def export_anki(out: Path, force: bool) -> None:
+    """An Anki deck for spaced repetition; re-importing a newer deck updates the notes."""
+    from qbank.export import anki
+
+    _file_export(out, force, "Anki", anki.is_export, anki.write)
+
+
+def _file_export(
+    out: Path,
+    force: bool,
+    kind: str,
+    is_export: Callable[[Path], bool],
+    write: Callable[[Release, Path], object],
+) -> None:
+    """A single-file export: `out` is refused unless new, an earlier export of this kind, or --force."""
+    from qbank.export import files
+
+    _export(lambda bank: files.refuse_foreign(out, is_export, kind, force), lambda r, _: write(r, out), out)
+
+
+_Plan = typing.TypeVar("_Plan")
+
+
+def _export(
+    preflight: Callable[[Path], _Plan], write: Callable[[Release, _Plan], object], shown: Path
+) -> None:
+    """Check the output, audit the bank, select the release, write it; say what was released and
+    what withheld. The output is checked first (`preflight`, given the bank's root), so a refusal
+    is fast and comes before anything is written."""
+    from qbank import engine
+    from qbank.export import files, release
+
+    bank, schema = bank_and_schema()
+    try:
+        plan = preflight(bank)
+        with collector_paused():
+            report = engine.audit(engine.Settings(records=True), bank, progress_bar("text"))
+        chosen = release.select(report, bank, schema.topic_groups)
+        write(chosen, plan)
+    except (engine.UsageError, files.OutputError) as exc:
+        raise click.UsageError(str(exc)) from None
+    except OSError as exc:  # a folder that cannot be written, a full disk: the output's fault
+        raise click.UsageError(f"cannot write {exc.filename or shown}: {exc.strerror or exc}") from None
+    except Exception:
+        internal_error()
+    withheld = ", ".join(f"{count} {reason}" for reason, count in chosen.withheld.items()) or "none"
+    say(f"released {len(chosen.entries)} questions (withheld: {withheld}) -> {shown}")

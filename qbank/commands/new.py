@@ -1,0 +1,35 @@
+"""`qbank new`: a skeleton question with a fresh id."""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+
+import click
+
+from qbank import vocabulary
+from qbank.commands.common import bank_and_schema, choices, say
+
+
+@click.command()
+@click.option("--track", required=True, type=choices(vocabulary.Track))
+@click.option("--area", "competency_area", required=True, type=choices(vocabulary.CompetencyArea))
+@click.option("--level", required=True, type=choices(vocabulary.Level))
+@click.option("--zone", required=True, type=choices(vocabulary.Zone))
+@click.option("--topic", required=True, help="A topic slug from schema/taxonomy.yaml.")
+@click.option("--title", required=True, help="A concrete, searchable title in Title Case.")
+def new(track: str, competency_area: str, level: str, zone: str, topic: str, title: str) -> None:
+    """Write a skeleton question with a fresh id; the audit reports its placeholders until filled."""
+    from qbank import atomic
+    from qbank import new as authoring
+    from qbank.engine import display_path
+
+    bank, schema = bank_and_schema()
+    skeleton = authoring.Skeleton(track, competency_area, level, zone, topic, title)
+    try:
+        path = authoring.create(bank, schema, skeleton, datetime.date.today())
+    except (authoring.NewError, atomic.WriteError) as exc:
+        raise click.UsageError(str(exc)) from None
+    except OSError as exc:  # a file where a folder should be, a read-only bank: not a bug in qbank
+        raise click.UsageError(f"cannot write the question: {exc}") from None
+    say(display_path(path, Path.cwd()))
