@@ -59,6 +59,19 @@ def rule(code: str, name: str, severity: Severity = Severity.ERROR) -> Callable[
     return register
 
 
+def declare(code: str, name: str, doc: str, severity: Severity = Severity.ERROR) -> Rule:
+    """Register a rule that a check reports by name rather than one function per rule: the napkin
+    math check reports five (arithmetic, unit-mismatch, unchecked-equation, math-limit, unit-labels)
+    from one pass over a file. `doc` is its documentation, as a decorated function's docstring is."""
+    doc = inspect.cleandoc(doc)
+    if not doc:
+        raise TypeError(f"rule {name} needs documentation")
+    if name in _BY_NAME or code in _BY_CODE:
+        raise ValueError(f"rule {code} {name} registered twice")
+    _BY_NAME[name] = _BY_CODE[code] = Rule(code, name, severity, doc)
+    return _BY_CODE[code]
+
+
 def rule_of(fn: Callable[..., object]) -> Rule:
     """The rule a decorated function implements."""
     return _BY_FUNCTION[fn]

@@ -11,7 +11,7 @@ from pathlib import Path
 from qbank import catalog
 from tests.conftest import REPO
 
-_RULE = re.compile(r"^@rule\(", re.MULTILINE)
+_RULE = re.compile(r"^(?:@rule\(|\w+ = declare\()", re.MULTILINE)
 
 
 def test_every_module_that_defines_a_rule_is_in_the_catalogue() -> None:

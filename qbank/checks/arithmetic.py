@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from qbank.checks.api import Context
 from qbank.finding import Finding, Severity
 from qbank.napkin.equations import Budget, Outcome, calculations, check_text
-from qbank.rules import rule, rule_of
+from qbank.rules import declare
 
 if TYPE_CHECKING:  # the model (pydantic) loads only when a file is not in the audit cache
     from qbank.records import Record
@@ -39,14 +39,15 @@ def check_math(record: Record, context: Context) -> Iterator[Finding]:
 
 def _found(record: Record, context: Context, field: str, outcome: Outcome) -> Iterator[Finding]:
     context.math.add(outcome)
-    check = _RULES.get(outcome.status)
-    if check is not None:
+    reported = _RULES.get(outcome.status)
+    if reported is not None:
         line, column = record.document.positions.in_value(("details", field), outcome.line)
-        yield rule_of(check).finding(record.document.path, line, column, outcome.message, record.question_id)
+        yield reported.finding(record.document.path, line, column, outcome.message, record.question_id)
 
 
-@rule("QB400", "arithmetic")
-def arithmetic() -> None:
+ARITHMETIC = declare(
+    "QB400",
+    "arithmetic",
     """Each equation in the napkin math holds when re-computed exactly (no LLM, no floats).
 
     Found: `a = b`, chains `a = b = c`, `≈`, `~`, `->`, inequalities `<`, `≤`, `>`, `≥` (a value
@@ -87,11 +88,13 @@ def arithmetic() -> None:
         - 26 GB / 3.35 TB/s = 8.76 ms
     Passes:
         - 26 GB / 3.35 TB/s = 7.76 ms
-    """
+    """,
+)
 
 
-@rule("QB401", "unit-mismatch")
-def unit_mismatch() -> None:
+UNIT_MISMATCH = declare(
+    "QB401",
+    "unit-mismatch",
     """Both sides of an equation have the same dimensions, and quantities that are added have the
     same dimensions: bytes are not seconds, and `$/hr × 720` is not dollars.
 
@@ -99,11 +102,13 @@ def unit_mismatch() -> None:
         - 80 GB / 2 TB/s = 40 GB
     Passes:
         - 80 GB / 2 TB/s = 40 ms
-    """
+    """,
+)
 
 
-@rule("QB402", "unchecked-equation", Severity.WARNING)
-def unchecked_equation() -> None:
+UNCHECKED_EQUATION = declare(
+    "QB402",
+    "unchecked-equation",
     """An equation was found but qbank could not read it, so it is not checked: a name with no
     value in the napkin block that does not cancel (`2 * M * 140 GB ≈ 280 GB`), ranges, two
     decibel levels added, or words whose meaning as a unit is unclear. A name is never dropped
@@ -118,11 +123,14 @@ def unchecked_equation() -> None:
         - 2 * M * 140 GB ≈ 280 GB
     Passes:
         - 2 * 2 * 140 GB ≈ 560 GB
-    """
+    """,
+    Severity.WARNING,
+)
 
 
-@rule("QB403", "math-limit")
-def math_limit() -> None:
+MATH_LIMIT = declare(
+    "QB403",
+    "math-limit",
     """An expression too costly to evaluate is refused, never run: exponents beyond 4096
     (`9**9**9**9`, `10^10^10^10`), results over 20,000 bits (sums and differences included: 49
     terms `1/p^4000` once summed to ~900,000 bits), over 300 tokens, 40 levels of parentheses,
@@ -139,11 +147,13 @@ def math_limit() -> None:
         - 10^10^10^10 = 1
     Passes:
         - 10^10 = 10,000,000,000
-    """
+    """,
+)
 
 
-@rule("QB404", "unit-labels", Severity.WARNING)
-def unit_labels() -> None:
+UNIT_LABELS = declare(
+    "QB404",
+    "unit-labels",
     """An equation whose units do not balance, but whose numbers agree once each unit is read as a
     label with its magnitude prefix alone (`GB` 10^9, `ms` 10^-3, `h` 1): the arithmetic holds and
     the units are written loosely. Real writing does this (`10 GOPS * 60 FPS = 0.6 TOPS`, where
@@ -157,13 +167,15 @@ def unit_labels() -> None:
         - 10 GOPS * 60 FPS = 0.6 TOPS
     Passes:
         - 10 GOP * 60 FPS = 0.6 TOPS
-    """
+    """,
+    Severity.WARNING,
+)
 
 
 _RULES = {
-    "arithmetic": arithmetic,
-    "unit-mismatch": unit_mismatch,
-    "unchecked": unchecked_equation,
-    "labels": unit_labels,
-    "limit": math_limit,
+    "arithmetic": ARITHMETIC,
+    "unit-mismatch": UNIT_MISMATCH,
+    "unchecked": UNCHECKED_EQUATION,
+    "labels": UNIT_LABELS,
+    "limit": MATH_LIMIT,
 }
