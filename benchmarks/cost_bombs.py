@@ -5,7 +5,7 @@
     .venv/bin/python benchmarks/cost_bombs.py --bank    the work the bank's own napkin math and claims need
     .venv/bin/python benchmarks/cost_bombs.py --rate    nanoseconds per unit of work, by shape
 
-Each file goes through the per-file audit as the engine runs it (engine._check_file: parse, model,
+Each file goes through the per-file audit as the engine runs it (engine.per_file.check_file: parse, model,
 every record check), in this process, with no audit cache and the napkin memories emptied first, so
 every run is cold. `parse` is source.load_read alone; `beyond` is the rest. The plain file beside
 each bomb has the same number of bytes, of ordinary napkin math (`80 GB / 2 TB/s = 40 ms`, with
@@ -100,7 +100,7 @@ def _timed(data: bytes, context: Context, repeat: int) -> tuple[float, float, in
         parse = min(parse, time.perf_counter() - start)
         _cold()
         start = time.perf_counter()
-        result, _ = engine._check_file(FILE, "q.yaml", data, context)
+        result, _ = engine.per_file.check_file(FILE, "q.yaml", data, context)
         total = min(total, time.perf_counter() - start)
         findings = len(result.findings)
     return parse, total, findings

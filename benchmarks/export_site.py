@@ -16,6 +16,7 @@ from make_bank import load_bank, variants, write_bank
 
 from qbank import engine
 from qbank.export import anki, release, site, sqlite
+from qbank.finding import Finding
 from qbank.taxonomy import load_bank_schema
 
 
@@ -32,7 +33,7 @@ def main() -> None:
         bank, out = Path(tmp) / "bank", Path(tmp) / "out"
         write_bank(variants(load_bank(), n), bank)
         schema = load_bank_schema(bank / "schema")
-        assert not isinstance(schema, engine.Finding)
+        assert not isinstance(schema, Finding)
         report = timed(f"audit ({n} questions)", engine.audit, engine.Settings(records=True), bank)
         chosen = timed("select the release", release.select, report, bank, schema.topic_groups)
         print(f"released {len(chosen.entries)}")

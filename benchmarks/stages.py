@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/stages.py [BANK]
 
 BANK (default: this repository) is a folder with questions/ and schema/, such as one that
-benchmarks/audit.py built under /tmp. Each file goes through the same steps as engine._check_file
+benchmarks/audit.py built under /tmp. Each file goes through the same steps as engine.per_file.check_file
 (read, parse and walk, validate, each record check, the near-duplicate entry), each timed with
 perf_counter, and then the MinHash signatures of all entries in one batch, as a worker signs them.
 One process and no cache: these are per-file costs, which two workers share in a real audit; the
@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def stages(bank: Path) -> tuple[int, collections.Counter[str]]:
-    files = engine._sorted(source.iter_yaml_files(bank / "questions"))
+    files = engine.targets.sort_files(source.iter_yaml_files(bank / "questions"))
     schema = load_bank_schema(bank / "schema")
     context = Context(schema, bank / "questions")
     spent: collections.Counter[str] = collections.Counter()

@@ -123,7 +123,7 @@ def test_a_status_taken_within_the_clock_tick_of_an_edit_is_not_kept(
         real = os.stat(file)
         return os.stat_result((*real[:7], 0, 0, 0), {"st_mtime_ns": now, "st_ctime_ns": now})
 
-    monkeypatch.setattr(engine, "_stat", frozen)
+    monkeypatch.setattr(engine.pipeline, "_stat", frozen)
     edited = bank / QUESTIONS[0].relative_to(REPO)
     text = edited.read_text(encoding="utf-8")
     _audit(bank)

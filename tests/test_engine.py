@@ -143,7 +143,7 @@ def test_one_file_audit_imports_no_heavy_optional_parts(bank: Path) -> None:
 
 
 def test_files_are_listed_once_in_the_order_of_their_parts() -> None:
-    """engine._sorted orders by text with the separator lowest; it must agree with Path's own order
+    """engine.targets.sort_files orders by text with the separator lowest; it must agree with Path's own order
     (by parts) on names made of what sorts around "/": `-`, `.`, spaces, capitals, accents."""
     rng = random.Random(3)
     pieces = ["a", "b", "-", ".", "_", "a-b", "z", "A", "é", "0", " "]
@@ -157,20 +157,20 @@ def test_files_are_listed_once_in_the_order_of_their_parts() -> None:
             )
             for _ in range(8)
         ]
-        assert engine._sorted(paths + paths[:2]) == sorted(set(paths), key=lambda f: f.parts)
+        assert engine.targets.sort_files(paths + paths[:2]) == sorted(set(paths), key=lambda f: f.parts)
 
 
 @pytest.mark.parametrize(
     ("jobs", "workers"), [(0, 2), (1, 2), (15, 2), (16, 2), (10_000, 2), (10_000, 16), (333, 3)]
 )
 def test_chunks_cover_every_job_once_in_order_and_shrink(jobs: int, workers: int) -> None:
-    chunks = engine._chunks(jobs, workers)
+    chunks = engine.runner.chunks(jobs, workers)
     assert [i for chunk in chunks for i in chunk] == list(range(jobs))
     sizes = [len(chunk) for chunk in chunks]
     assert sizes == sorted(sizes, reverse=True)  # large first, small last: no long wait at the end
-    assert all(size >= engine.MIN_CHUNK for size in sizes[:-1])
+    assert all(size >= engine.runner.MIN_CHUNK for size in sizes[:-1])
     if jobs >= 10_000:
-        assert sizes[-2] == engine.MIN_CHUNK and sizes[0] == jobs // (workers * 4)
+        assert sizes[-2] == engine.runner.MIN_CHUNK and sizes[0] == jobs // (workers * 4)
 
 
 def test_workers_spawned_rather_than_forked_report_the_same(
@@ -195,7 +195,7 @@ def test_jobs_one_keeps_the_near_duplicate_search_in_one_process(
     asked = []
     search = similar.near_duplicates
     monkeypatch.setattr(similar, "near_duplicates", lambda *args: asked.append(args[2]) or search(*args))
-    monkeypatch.setattr(engine, "_cpus", lambda: 2)
+    monkeypatch.setattr(engine.pipeline, "cpus", lambda: 2)
     for jobs in (1, 0, 3):
         engine.audit(engine.Settings(jobs=jobs), bank)
     assert asked == [1, 2, 3]  # --jobs, else one process per CPU

@@ -185,14 +185,14 @@ def _deleted_during_the_run(bank: Path, monkeypatch: pytest.MonkeyPatch) -> tupl
     """Listed, then removed before it is read (another process, a branch switch)."""
     target = bank / FOLDER / "cloud-202611-d008.yaml"
     shutil.copyfile(bank / CANARY, target)
-    listed = engine._sorted
+    listed = engine.targets.sort_files
 
     def list_then_delete(files: Iterator[Path]) -> list[Path]:
         chosen = listed(files)
         target.unlink(missing_ok=True)
         return chosen
 
-    monkeypatch.setattr(engine, "_sorted", list_then_delete)
+    monkeypatch.setattr(engine.targets, "sort_files", list_then_delete)
     return target.relative_to(bank).as_posix(), "QB010"
 
 
@@ -214,7 +214,7 @@ DYNAMIC: dict[str, Maker] = {
 def test_each_run_time_class_gives_its_finding(
     name: str, cache: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With and without the cache: the two read files by different paths (engine._read)."""
+    """With and without the cache: the two read files by different paths (engine.pipeline._read)."""
     bank = _bank(tmp_path / "bank")
     where, code = DYNAMIC[name](bank, monkeypatch)
     report = engine.audit(engine.Settings(cache=cache), bank)

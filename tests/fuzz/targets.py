@@ -170,7 +170,7 @@ def check_file(data: bytes, file: Path = DEFAULT_FILE) -> list[Finding]:
     shown = file.relative_to(REPO).as_posix()
     # What source.read gives the engine: the bytes, or the finding that they are too many.
     read = data if len(data) <= source.MAX_BYTES else source.file_too_large(shown)
-    result, record = engine._check_file(file, shown, read, _context())
+    result, record = engine.per_file.check_file(file, shown, read, _context())
     text = _text_of(data)
     for finding in result.findings:
         check_finding(finding, shown, text)

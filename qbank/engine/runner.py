@@ -1,0 +1,87 @@
+"""Worker processes for the per-file checks: the one place the audit starts processes and keeps
+worker state (_WORKER); chunks shrink as the work runs out."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from qbank.cache import Result
+from qbank.checks.api import Context
+from qbank.engine.per_file import check_file, sign
+from qbank.engine.settings import Progress
+from qbank.finding import Finding
+
+PARALLEL_MIN = 300  # files to check before worker processes pay for their start (benchmarks/README.md)
+
+Job = tuple[Path, str, "bytes | Finding | None"]  # a file, as findings show it, and what _read gave
+
+
+def run_checks(jobs: list[Job], context: Context, workers: int, progress: Progress) -> list[Result]:
+    """Check the files serially, or in worker processes when there are many."""
+    workers = workers or (cpus() if len(jobs) >= PARALLEL_MIN else 1)
+    if workers <= 1 or len(jobs) < 2:
+        ticks = progress([file for file, _, _ in jobs])  # first in zip: the bar is drawn to its end
+        return [_check_job(job, context) for _, job in zip(ticks, jobs, strict=True)]
+    import concurrent.futures
+    import itertools
+    import multiprocessing
+
+    import numpy  # noqa: F401  (imported once here, not in every worker: they sign entries)
+
+    import qbank.records  # noqa: F401  (likewise)
+
+    # fork where there is one: workers start in milliseconds with qbank already imported, and are
+    # given the jobs without pickling them (initargs are pickled only where processes are spawned)
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    with concurrent.futures.ProcessPoolExecutor(
+        workers, multiprocessing.get_context(method), initializer=_worker_init, initargs=(context, jobs)
+    ) as pool:
+        done = itertools.chain.from_iterable(pool.map(_worker_check, chunks(len(jobs), workers)))
+        return [result for _, result in zip(progress([file for file, _, _ in jobs]), done, strict=True)]
+
+
+def chunks(count: int, workers: int) -> list[range]:
+    """Chunks of the jobs that shrink as the work runs out ("guided self-scheduling", Polychronopoulos
+    and Kuck 1987): each takes a 1/(4 x workers) share of the jobs left, and no fewer than MIN_CHUNK,
+    so the first are large (fewer results to send back) and the last small. With 16 equal chunks one
+    worker could wait up to a whole chunk's time at the end (benchmarks/README.md, chunks)."""
+    chunks = []
+    first = 0
+    while first < count:
+        size = max(MIN_CHUNK, (count - first) // (workers * 4))
+        chunks.append(range(first, min(first + size, count)))
+        first += size
+    return chunks
+
+
+MIN_CHUNK = 16
+
+
+def cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+_WORKER: tuple[Context, list[Job]] | None = None
+
+
+def _worker_init(context: Context, jobs: list[Job]) -> None:
+    global _WORKER
+    _WORKER = context, jobs
+
+
+def _worker_check(chunk: range) -> list[Result]:
+    """Some files checked, and their entries signed in one batch: a run this large searches for
+    near-duplicates with MinHash, and signing here keeps that work off the parent's serial tail."""
+    assert _WORKER is not None
+    context, jobs = _WORKER
+    results = [_check_job(jobs[i], context) for i in chunk]
+    sign(results)
+    return results
+
+
+def _check_job(job: Job, context: Context) -> Result:
+    return check_file(*job, context)[0]
