@@ -11,7 +11,7 @@ from qbank.hardware import Device, Spec
 T = TypeVar("T")
 
 # For each level, the (zone, bloom_level) pairs a drill at that level may carry; every pair is one
-# qbank/checks/classification.py admits.
+# qbank/fields/classification.py admits.
 ZONES: dict[str, tuple[tuple[str, str], ...]] = {
     "L1": (("recall", "remember"), ("recall", "understand"), ("fluency", "understand")),
     "L2": (("fluency", "apply"), ("analyze", "apply"), ("implement", "apply")),
