@@ -116,12 +116,11 @@ def search(
     known: Sequence[bytes | None],
     new: Sequence[bool] | None,
     threshold: float,
-    processes: int = 1,
+    split: Split | None = None,
 ) -> list[Pair]:
     """The pairs (i < j) at `threshold` or more among packed shingle sets, at least one of each pair
-    `new` (None: all are): MinHash/LSH candidates, confirmed exactly."""
-    import multiprocessing
-
+    `new` (None: all are): MinHash/LSH candidates, confirmed exactly. `split`, given by the caller
+    that owns processes (the audit's runner), confirms SPLIT_MIN candidates or more in two halves."""
     import numpy as np  # only large banks pay for numpy
 
     missing = np.array([i for i, s in enumerate(known) if s is None], dtype=np.intp)
@@ -131,13 +130,16 @@ def search(
     matrix = np.frombuffer(rows, _SIGNATURE_DTYPE).reshape(len(known), HASHES)
     confirm = functools.partial(_confirmed, matrix, packed, (missing, tokens), threshold)
     left, right = _lsh_candidates(matrix, new)
-    two = processes > 1 and len(left) >= SPLIT_MIN and "fork" in multiprocessing.get_all_start_methods()
-    left, right, scores = _in_two_processes(confirm, left, right) if two else confirm(left, right)
+    two = split is not None and len(left) >= SPLIT_MIN
+    left, right, scores = split(confirm, left, right) if split is not None and two else confirm(left, right)
     hit = scores >= threshold
     return list(zip(left[hit].tolist(), right[hit].tolist(), scores[hit].tolist(), strict=True))
 
 
 Confirm = Callable[[Any, Any], tuple[Any, Any, Any]]
+Split = Callable[[Confirm, Any, Any], tuple[Any, Any, Any]]  # confirm(left, right) in halves, elsewhere
+# Candidates before a second process confirms half of them (a 10,000-question bank has 389,000).
+SPLIT_MIN = 50_000
 
 
 def _confirmed(
@@ -168,42 +170,6 @@ def _confirmed(
     else:
         members = missing
     return left, right, tokens.jaccards(np.searchsorted(members, left), np.searchsorted(members, right))
-
-
-# Candidates before a second process confirms half of them (a 10,000-question bank has 389,000).
-SPLIT_MIN = 50_000
-
-
-def _in_two_processes(confirm: Confirm, left: Any, right: Any) -> tuple[Any, Any, Any]:
-    """confirm(left, right): the odd-numbered candidates in a forked process while this one takes
-    the even-numbered. After the per-file checks this is the audit's longest serial step
-    (benchmarks/README.md, near-duplicates). It needs fork (spawning a
-    process would pickle the inputs)."""
-    import concurrent.futures
-    import multiprocessing
-
-    import numpy as np
-
-    global _FORKED
-    _FORKED = confirm, left[1::2], right[1::2]  # the child finds its half here, not in a pickle
-    try:
-        with concurrent.futures.ProcessPoolExecutor(1, multiprocessing.get_context("fork")) as pool:
-            theirs = pool.submit(_confirm_forked)
-            halves = [confirm(left[::2], right[::2]), theirs.result()]
-    finally:
-        _FORKED = None
-    left, right, scores = (np.concatenate(parts) for parts in zip(*halves, strict=True))
-    order = np.lexsort((right, left))  # the pairs in order again, as one process gives them
-    return left[order], right[order], scores[order]
-
-
-_FORKED: tuple[Confirm, Any, Any] | None = None
-
-
-def _confirm_forked() -> tuple[Any, Any, Any]:
-    assert _FORKED is not None
-    confirm, left, right = _FORKED
-    return confirm(left, right)
 
 
 def _lsh_candidates(signatures: Any, new: Sequence[bool] | None) -> tuple[Any, Any]:

@@ -198,4 +198,5 @@ def test_jobs_one_keeps_the_near_duplicate_search_in_one_process(
     monkeypatch.setattr(engine.pipeline, "cpus", lambda: 2)
     for jobs in (1, 0, 3):
         engine.audit(engine.Settings(jobs=jobs), bank)
-    assert asked == [1, 2, 3]  # --jobs, else one process per CPU
+    two = engine.runner.in_two_processes
+    assert asked == [None, two, two]  # --jobs 1 keeps one process; else --jobs, or one per CPU

@@ -20,6 +20,7 @@ import pytest
 from qbank import similarity
 from qbank.checks import similar
 from qbank.checks.api import BankEntry, KeyPair
+from qbank.engine import runner
 
 SCENARIO = (
     "A 7B model serves chat traffic on one A100 40GB with a batch of 16 and 2,048-token contexts; "
@@ -85,9 +86,9 @@ def test_confirming_in_two_processes_finds_what_one_process_finds(
 
     monkeypatch.setattr(similarity, "_confirmed", spy)
     monkeypatch.setattr(similarity, "SPLIT_MIN", 1)
-    assert similar.near_duplicates(entries, processes=1) == alone
+    assert similar.near_duplicates(entries, split=None) == alone
     assert len(list(tmp_path.iterdir())) == 1
-    both = similar.near_duplicates(entries, processes=2)
+    both = similar.near_duplicates(entries, split=runner.in_two_processes)
     assert len(alone) > 10 and both == alone
     forks = "fork" in multiprocessing.get_all_start_methods()
     assert len(list(tmp_path.iterdir())) == (2 if forks else 1)

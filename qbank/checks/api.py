@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Protocol
 
 from qbank.napkin.equations import Outcome
+from qbank.similarity import Split
 from qbank.taxonomy import BankSchema
 
 KeyPair = tuple[bytes, bytes, float]  # two questions by their audit-cache keys, and their similarity
@@ -67,7 +68,7 @@ class Context:
     questions_root: Path | None
     math: MathTally = field(default_factory=MathTally)  # filled in by the arithmetic check
     memory: Memory | None = None  # the audit cache, for the repo-wide checks only
-    processes: int = 1  # how many the repo-wide checks may use at once (--jobs, else one per CPU)
+    split: Split | None = None  # the runner's two-process confirmation, when the run may use two
 
 
 @dataclass(frozen=True)

@@ -13,12 +13,12 @@ from qbank.rules import rule, rule_of
 
 
 def near_duplicates(
-    live: Sequence[BankEntry], memory: Memory | None = None, processes: int = 1
+    live: Sequence[BankEntry], memory: Memory | None = None, split: similarity.Split | None = None
 ) -> list[similarity.Pair]:
     """similar_pairs over the questions' shingles. A large bank with a memory searches only the pairs
     with a question the last search did not cover (a new or changed file, or one without a cache
     key), recalls the pairs among the others, and leaves this search in the memory in its place.
-    With `processes` above 1 a large search confirms its candidates in two."""
+    With `split` (the runner's) a large search confirms its candidates in two processes."""
     if len(live) <= similarity.PAIRWISE_LIMIT:
         return similarity.pairwise([similarity.unpack(e.shingles) for e in live], similarity.THRESHOLD)
     covered, known = memory.recall() if memory else (set(), [])
@@ -27,7 +27,7 @@ def near_duplicates(
     recalled = [(at[a], at[b], score) for a, b, score in known if a in at and b in at]
     new = [e.key not in covered for e in live]
     found = similarity.search(
-        [e.shingles for e in live], [e.signature for e in live], new, similarity.THRESHOLD, processes
+        [e.shingles for e in live], [e.signature for e in live], new, similarity.THRESHOLD, split
     )
     pairs = sorted(recalled + found)
     if memory is not None and at:  # a --bank-only audit keys nothing: keep the last memory
@@ -81,7 +81,7 @@ def check_near_duplicates(entries: Sequence[BankEntry], context: Context) -> Ite
         (two questions about different situations)
     """
     live = [e for e in entries if not e.tombstone]
-    for i, j, score in near_duplicates(live, context.memory, context.processes):
+    for i, j, score in near_duplicates(live, context.memory, context.split):
         for here, there in ((live[i], live[j]), (live[j], live[i])):
             message = f"reads like {there.path} (similarity {score:.2f} of title, scenario and question)"
             yield rule_of(check_near_duplicates).finding(

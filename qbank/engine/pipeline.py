@@ -18,7 +18,7 @@ from qbank.checks import BANK_CHECKS, device
 from qbank.checks.api import BankEntry, Context, MathTally
 from qbank.checks.bank import entry_of
 from qbank.engine.per_file import check_file, keyed, sign
-from qbank.engine.runner import cpus, run_checks
+from qbank.engine.runner import cpus, in_two_processes, run_checks
 from qbank.engine.select import selector
 from qbank.engine.settings import OUTSIDE_A_BANK, Progress, Settings
 from qbank.engine.targets import (
@@ -86,7 +86,8 @@ def _audit(settings: Settings, cwd: Path, progress: Progress) -> Report:
         others = bank_wide_files(settings, bank, files)
         entries += _bank_entries(others, (cwd, roots), cache, findings)
         # not before: workers cannot take a database
-        bank_context = replace(context, memory=cache, processes=settings.jobs or cpus())
+        two = (settings.jobs or cpus()) > 1  # --jobs, else one process per CPU
+        bank_context = replace(context, memory=cache, split=in_two_processes if two else None)
         for bank_check in BANK_CHECKS:
             findings += bank_check(entries, bank_context)
         if bank is not None and targets == [bank / "questions"]:  # a run over the whole bank

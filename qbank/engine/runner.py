@@ -1,16 +1,19 @@
-"""Worker processes for the per-file checks: the one place the audit starts processes and keeps
-worker state (_WORKER); chunks shrink as the work runs out."""
+"""Worker processes: the per-file checks, and the two halves of a large near-duplicate search. The
+one place the audit starts processes and keeps worker state (_WORKER, _FORKED); the per-file
+chunks shrink as the work runs out."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from qbank.cache import Result
 from qbank.checks.api import Context
 from qbank.engine.per_file import check_file, sign
 from qbank.engine.settings import Progress
 from qbank.finding import Finding
+from qbank.similarity import Confirm
 
 PARALLEL_MIN = 300  # files to check before worker processes pay for their start (benchmarks/README.md)
 
@@ -85,3 +88,38 @@ def _worker_check(chunk: range) -> list[Result]:
 
 def _check_job(job: Job, context: Context) -> Result:
     return check_file(*job, context)[0]
+
+
+def in_two_processes(confirm: Confirm, left: Any, right: Any) -> tuple[Any, Any, Any]:
+    """confirm(left, right): the odd-numbered candidates in a forked process while this one takes
+    the even-numbered. After the per-file checks this is the audit's longest serial step
+    (benchmarks/README.md, near-duplicates). It needs fork (spawning a
+    process would pickle the inputs)."""
+    import concurrent.futures
+    import multiprocessing
+
+    import numpy as np
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return confirm(left, right)
+
+    global _FORKED
+    _FORKED = confirm, left[1::2], right[1::2]  # the child finds its half here, not in a pickle
+    try:
+        with concurrent.futures.ProcessPoolExecutor(1, multiprocessing.get_context("fork")) as pool:
+            theirs = pool.submit(_confirm_forked)
+            halves = [confirm(left[::2], right[::2]), theirs.result()]
+    finally:
+        _FORKED = None
+    left, right, scores = (np.concatenate(parts) for parts in zip(*halves, strict=True))
+    order = np.lexsort((right, left))  # the pairs in order again, as one process gives them
+    return left[order], right[order], scores[order]
+
+
+_FORKED: tuple[Confirm, Any, Any] | None = None
+
+
+def _confirm_forked() -> tuple[Any, Any, Any]:
+    assert _FORKED is not None
+    confirm, left, right = _FORKED
+    return confirm(left, right)
