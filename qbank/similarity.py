@@ -130,8 +130,10 @@ def search(
     matrix = np.frombuffer(rows, _SIGNATURE_DTYPE).reshape(len(known), HASHES)
     confirm = functools.partial(_confirmed, matrix, packed, (missing, tokens), threshold)
     left, right = _lsh_candidates(matrix, new)
-    two = split is not None and len(left) >= SPLIT_MIN
-    left, right, scores = split(confirm, left, right) if split is not None and two else confirm(left, right)
+    if split is not None and len(left) >= SPLIT_MIN:
+        left, right, scores = split(confirm, left, right)
+    else:
+        left, right, scores = confirm(left, right)
     hit = scores >= threshold
     return list(zip(left[hit].tolist(), right[hit].tolist(), scores[hit].tolist(), strict=True))
 

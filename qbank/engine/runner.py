@@ -93,8 +93,8 @@ def _check_job(job: Job, context: Context) -> Result:
 def in_two_processes(confirm: Confirm, left: Any, right: Any) -> tuple[Any, Any, Any]:
     """confirm(left, right): the odd-numbered candidates in a forked process while this one takes
     the even-numbered. After the per-file checks this is the audit's longest serial step
-    (benchmarks/README.md, near-duplicates). It needs fork (spawning a
-    process would pickle the inputs)."""
+    (benchmarks/README.md, near-duplicates). It needs fork (spawning a process would pickle the
+    inputs): without it, this process confirms them all."""
     import concurrent.futures
     import multiprocessing
 

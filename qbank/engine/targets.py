@@ -38,13 +38,13 @@ def chosen_files(settings: Settings, bank: Path | None, targets: list[Path]) -> 
     if settings.bank_only:
         return []
     if settings.changed_since is None:
-        return sort_files(yaml_files(targets))
+        return sort_files(_yaml_files(targets))
     assert bank is not None  # find_targets refuses --changed-since outside a bank
     try:
         changed = changed_files(bank, settings.changed_since)
     except GitError as exc:
         raise UsageError(str(exc)) from None
-    return [f for f in changed if f.suffix in source.YAML_SUFFIXES and any(within(f, t) for t in targets)]
+    return [f for f in changed if f.suffix in source.YAML_SUFFIXES and any(_within(f, t) for t in targets)]
 
 
 def bank_wide_files(settings: Settings, bank: Path | None, checked: list[Path]) -> list[Path]:
@@ -64,7 +64,7 @@ def sort_files(files: Iterable[Path]) -> list[Path]:
     return [unique[text] for text in sorted(unique, key=lambda text: text.replace(os.sep, "\0"))]
 
 
-def within(file: Path, target: Path) -> bool:
+def _within(file: Path, target: Path) -> bool:
     return file == target or file.is_relative_to(target)
 
 
@@ -75,7 +75,7 @@ def questions_of(target: Path) -> Path:
     return target
 
 
-def yaml_files(targets: Iterable[Path]) -> Iterator[Path]:
+def _yaml_files(targets: Iterable[Path]) -> Iterator[Path]:
     for target in targets:
         if target.is_dir():
             yield from source.iter_yaml_files(target)

@@ -6,9 +6,11 @@ own rules before it writes anything:
 
 - it is rendered to YAML text and read back through the audit's loader, model and record checks
   (arithmetic, hardware-constant, numeric-claim); any finding is a template bug and stops the run;
-- it must not read like any question already in the bank or accepted in this run (the audit's
-  near-duplicate rule), nor ask and answer the same in the same words (duplicate-content), else it
-  is dropped and another draw is tried;
+- it must not read like any live question already in the bank or accepted in this run (the audit's
+  near-duplicate rule), nor ask and answer what one does with only numbers and names changed
+  (duplicate-content), else it is dropped and another draw is tried;
+- drills exist only at L1 to L3, a cell holds at most CAP of one family, and they only fill the gap
+  that written questions leave in a cell, thinnest cells first;
 - it is written with a fresh id, atomically, never over an existing file.
 
 The YAML files are the source of truth once written: `provenance: generated` and a `generator:`

@@ -87,6 +87,7 @@ def carbon(rng: random.Random, tables: Tables, track: str, level: str) -> Draft 
         f"{fmt(grid)} kg CO2e per kWh."
     )
     calculations = [f"{n} * {tdp.text} * {hours} h = {prose(it)} kWh at the GPUs"]
+    move = level == "L3" and rng.random() >= 0.5  # at L3: the overhead question, or a move to `other`
     if level == "L1":
         question = pick(
             rng,
@@ -113,7 +114,7 @@ def carbon(rng: random.Random, tables: Tables, track: str, level: str) -> Draft 
                 ),
             )
             zone_, bloom = zone(rng, level, ("fluency", "analyze"))
-        elif rng.random() < 0.5:
+        elif not move:
             question = pick(
                 rng,
                 (
@@ -144,7 +145,7 @@ def carbon(rng: random.Random, tables: Tables, track: str, level: str) -> Draft 
         f"distribution; emissions multiply by the grid's intensity. Board power is an upper bound (GPUs rarely "
         f"sit at TDP), and hosts, networking and storage add on top, so measure before publishing a number."
     )
-    if other in question:
+    if move:
         answer += (
             " The biggest lever is where and when the job runs: grid intensity varies by more than ten times "
             "between regions and by hour; next come utilisation (fewer idle GPU-hours) and efficiency (a newer "
