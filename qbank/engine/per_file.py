@@ -3,20 +3,29 @@ which the audit, `qbank generate` and the tests all run."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from qbank import similarity, source
-from qbank.cache import Result
 from qbank.checks import RECORD_CHECKS
-from qbank.checks.api import Context, MathTally
+from qbank.checks.api import BankEntry, Context, MathTally
 from qbank.checks.bank import entry_of
 from qbank.finding import Finding
 from qbank.source import Document
 
 if TYPE_CHECKING:  # the model (pydantic) is imported only when some file is not in the cache
     from qbank.records import Record
+
+
+@dataclass(frozen=True)  # no slots: a slotted dataclass pickles through Python-level get/setstate
+class Result:
+    """What one file gave: its findings, its entry for the repo-wide rules (None when it could not be
+    loaded) and its counts (equations, checked, failed, device claims confirmed)."""
+
+    findings: list[Finding]
+    entry: BankEntry | None
+    tally: tuple[int, int, int, int]
 
 
 def check_file(

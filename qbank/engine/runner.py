@@ -8,9 +8,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from qbank.cache import Result
 from qbank.checks.api import Context
-from qbank.engine.per_file import check_file, sign
+from qbank.engine.per_file import Result, check_file, sign
 from qbank.engine.settings import Progress
 from qbank.finding import Finding
 from qbank.similarity import Confirm

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from qbank import source
-from qbank.changed import GitError, changed_files
+from qbank.engine.changed import GitError, changed_files
 from qbank.engine.settings import Settings, UsageError
+from qbank.finding import Finding
 from qbank.taxonomy import NO_BANK, find_bank_root
 
 
@@ -97,3 +99,44 @@ def display_path(file: Path, cwd: Path) -> str:
 def partial(settings: Settings) -> bool:
     """Whether the per-file checks skip some files of the targets (--changed-since, --bank-only)."""
     return bool(settings.changed_since or settings.bank_only)
+
+
+Where = tuple[Path, tuple[str, ...]]  # the working directory findings are shown from; link roots
+
+
+def examine(
+    files: list[Path], shown: list[str], roots: tuple[str, ...]
+) -> list[os.stat_result | Finding | None]:
+    """Each file's status, or why it must not be read (see _stat)."""
+    return [_stat(file, path, roots) for file, path in zip(files, shown, strict=True)]
+
+
+def _stat(file: Path, shown: str, roots: tuple[str, ...]) -> os.stat_result | Finding | None:
+    """A regular file's status; a Finding for what must not be read: a folder, FIFO, socket or device
+    named *.yaml (opening a FIFO blocks until someone writes to it), or a link leading out of
+    `roots` (a pull request's link to ~/.ssh/id_rsa would show its text in the findings). None: it
+    cannot be examined, and reading it will say why."""
+    try:
+        status = os.lstat(file)
+        linked = stat.S_ISLNK(status.st_mode)
+        if linked:
+            target = os.path.realpath(file)
+            if not any(target == root or target.startswith(root + os.sep) for root in roots):
+                return source.unreadable_file(shown, f"a link to {target}, outside the bank: not read")
+            status = os.stat(file)
+    except OSError:
+        return None
+    if stat.S_ISDIR(status.st_mode):
+        return source.unreadable_file(shown, _folder(file, linked))
+    if not stat.S_ISREG(status.st_mode):
+        return source.unreadable_file(shown, "not a regular file (a FIFO, socket or device): not read")
+    return status
+
+
+def _folder(folder: Path, linked: bool) -> str:
+    """Why a folder among the files is reported (source.iter_yaml_files lists such folders)."""
+    if linked:
+        return "a link to a folder: links to folders are not followed, so its files are not audited"
+    if not os.access(folder, os.R_OK | os.X_OK):
+        return "a folder that cannot be listed: its files are not audited"
+    return "a folder named like a question file: not read"

@@ -28,10 +28,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from qbank import cache as audit_cache
 from qbank import engine, reporters, rules, source
 from qbank.characters import HIDDEN
 from qbank.checks.api import Context, MathTally
+from qbank.engine import store as audit_cache
 from qbank.finding import Finding, Severity
 from qbank.gpu import evidence, resolve
 from qbank.gpu.recheck import contradiction  # bound here: the oracle stays itself when a test patches qbank's

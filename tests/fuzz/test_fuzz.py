@@ -29,8 +29,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from qbank import cache as audit_cache
 from qbank import reporters, source
+from qbank.engine import store as audit_cache
 from qbank.finding import Finding
 from qbank.gpu import recheck
 from tests.fuzz import strategies, targets

@@ -1,5 +1,6 @@
-"""The audit cache: what the per-file checks found in a file, kept outside the bank, so that a second
-audit only re-checks the files that changed.
+"""The audit cache's database: what the per-file checks found in a file, kept outside the bank, so
+that a second audit only re-checks the files that changed. The pipeline sees it through
+qbank/engine/cache.py.
 
 A file's entry is keyed by its bytes, its path as findings show it, and a digest of everything
 else its result depends on: qbank's own code and data, the versions of the libraries that compute
@@ -43,12 +44,13 @@ import stat
 import struct
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import astuple, dataclass
+from dataclasses import astuple
 from pathlib import Path
 from typing import Any
 
 from qbank import source
 from qbank.checks.api import BankEntry, KeyPair
+from qbank.engine.per_file import Result
 from qbank.finding import Finding, Severity
 from qbank.similarity import HASHES
 
@@ -86,17 +88,7 @@ class Unavailable(Exception):
     """No cache this run (the reason is shown as a note); the audit runs without one."""
 
 
-@dataclass(frozen=True)  # no slots: a slotted dataclass pickles through Python-level get/setstate
-class Result:
-    """What one file gave: its findings, its entry for the repo-wide rules (None when it could not be
-    loaded) and its counts (equations, checked, failed, device claims confirmed)."""
-
-    findings: list[Finding]
-    entry: BankEntry | None
-    tally: tuple[int, int, int, int]
-
-
-class Cache:
+class Store:
     def __init__(self, bank: Path) -> None:
         self.folder = folder_of(bank)
         top = self.folder.parents[1]  # $XDG_CACHE_HOME/qbank: the secret, and banks/

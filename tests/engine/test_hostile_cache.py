@@ -28,8 +28,9 @@ from pathlib import Path
 
 import pytest
 
-from qbank import cache, engine
-from qbank.cache import Cache
+from qbank import engine
+from qbank.engine import store
+from qbank.engine.store import Store
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.usefixtures("hang_guard")
@@ -83,7 +84,7 @@ def _twice_as_uncached(bank: Path) -> engine.Report:
 
 def _database(bank: Path) -> Path:
     """The database qbank keeps for this bank (opened once, so that it and its folders exist)."""
-    made = Cache(bank)
+    made = Store(bank)
     made.close()
     return made.folder / "audit.sqlite3"
 
@@ -91,7 +92,7 @@ def _database(bank: Path) -> Path:
 def _schema(path: Path | str) -> set[tuple[str, str, str | None]]:
     db = sqlite3.connect(path)
     if path == ":memory:":
-        db.executescript(cache._TABLES)
+        db.executescript(store._TABLES)
     rows = db.execute("SELECT type, name, sql FROM sqlite_master").fetchall()
     db.close()
     return set(rows)
@@ -106,7 +107,7 @@ def _is_ours(path: Path) -> bool:
 def _forge(path: Path, script: str) -> None:
     """A database of the current format with qbank's tables, then `script`."""
     db = sqlite3.connect(path)
-    db.executescript(f"{cache._TABLES} PRAGMA user_version = {cache.FORMAT}; {script}")
+    db.executescript(f"{store._TABLES} PRAGMA user_version = {store.FORMAT}; {script}")
     db.close()
 
 

@@ -1,6 +1,6 @@
 """The audit cache (outside the bank, in $XDG_CACHE_HOME/qbank/banks/): same report warm as cold
 (near-duplicates included), re-checks exactly what changed, and never trusts what it did not make
-(the attacks on it are in tests/test_hostile_cache.py)."""
+(the attacks on it are in tests/engine/test_hostile_cache.py)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
-from qbank import cache, engine, similarity, source
-from qbank.cache import Cache
+from qbank import engine, similarity, source
+from qbank.engine import store
+from qbank.engine.store import Store
 from tests.conftest import REPO
 
 QUESTIONS = sorted((REPO / "questions").rglob("*.yaml"))[:6]
@@ -47,7 +48,7 @@ def _audit(bank: Path, **settings: Any) -> engine.Report:
 
 
 def _database(bank: Path) -> Path:
-    return cache.folder_of(bank) / "audit.sqlite3"
+    return store.folder_of(bank) / "audit.sqlite3"
 
 
 def _parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -123,7 +124,7 @@ def test_a_status_taken_within_the_clock_tick_of_an_edit_is_not_kept(
         real = os.stat(file)
         return os.stat_result((*real[:7], 0, 0, 0), {"st_mtime_ns": now, "st_ctime_ns": now})
 
-    monkeypatch.setattr(engine.pipeline, "_stat", frozen)
+    monkeypatch.setattr(engine.targets, "_stat", frozen)
     edited = bank / QUESTIONS[0].relative_to(REPO)
     text = edited.read_text(encoding="utf-8")
     _audit(bank)
@@ -158,7 +159,7 @@ def test_editing_a_file_rechecks_only_that_file(bank: Path, monkeypatch: pytest.
 def test_a_run_on_some_files_drops_no_other_entry(bank: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A pre-commit run sees one file, and --bank-only checks none: neither can tell a stale entry
     from another file's, so they keep them all (pruning there left a cold cache behind each hook run)."""
-    monkeypatch.setattr(cache, "PRUNE_SLACK", 0)
+    monkeypatch.setattr(store, "PRUNE_SLACK", 0)
     _audit(bank)
     edited = bank / QUESTIONS[0].relative_to(REPO)
     edited.write_text(edited.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
@@ -324,7 +325,7 @@ def test_a_warm_audit_finds_the_near_duplicates_a_cold_one_finds(large_bank: Pat
 
 
 def _remembered(bank: Path) -> int:
-    cache = Cache(bank)
+    cache = Store(bank)
     try:
         return len(cache.recall()[0])
     finally:
@@ -355,6 +356,6 @@ def test_the_key_names_the_installed_versions_of_the_libraries() -> None:
     import pydantic
     import yaml
 
-    names = cache._installed(cache._LIBRARIES)
+    names = store._installed(store._LIBRARIES)
     for module, project in ((yaml, "pyyaml"), (pydantic, "pydantic"), (numpy, "numpy")):
         assert f"{project}-{module.__version__}.dist-info" in [n.lower() for n in names], names
