@@ -7,7 +7,7 @@
 
 Each file goes through the per-file audit as the engine runs it (engine.per_file.check_file: parse, model,
 every record check), in this process, with no audit cache and the napkin memories emptied first, so
-every run is cold. `parse` is source.load_read alone; `beyond` is the rest. The plain file beside
+every run is cold. `parse` is load.from_read alone; `beyond` is the rest. The plain file beside
 each bomb has the same number of bytes, of ordinary napkin math (`80 GB / 2 TB/s = 40 ms`, with
 numbers that change so no line repeats). Target: no file under the 256 KiB cap takes more than 1 s
 beyond its parse. Times are the best of --repeat runs (default 3).
@@ -24,16 +24,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # tests.bombs: the bombs as the tests build them
 
-from qbank import engine, source  # noqa: E402
+from qbank import engine, load  # noqa: E402
 from qbank.checks import numeric_claims  # noqa: E402
 from qbank.checks.api import Context  # noqa: E402
+from qbank.finding import Finding  # noqa: E402
+from qbank.model.taxonomy import load_bank_schema  # noqa: E402
 from qbank.napkin import equations  # noqa: E402
 from qbank.napkin.meter import metered  # noqa: E402
-from qbank.taxonomy import load_bank_schema  # noqa: E402
 from tests.bombs import fraction_sum, question  # noqa: E402
 
 FILE = ROOT / "questions/cloud/precision/cloud-202611-h054.yaml"  # where the bombs claim to live
-CAP = source.MAX_BYTES - 512
+CAP = load.MAX_BYTES - 512
 
 
 def _sum_line(first: int, terms: int = 49) -> str:
@@ -96,7 +97,7 @@ def _timed(data: bytes, context: Context, repeat: int) -> tuple[float, float, in
     for _ in range(repeat):
         _cold()
         start = time.perf_counter()
-        source.load_read(data, "q.yaml")
+        load.from_read(data, "q.yaml")
         parse = min(parse, time.perf_counter() - start)
         _cold()
         start = time.perf_counter()
@@ -108,7 +109,7 @@ def _timed(data: bytes, context: Context, repeat: int) -> tuple[float, float, in
 
 def bombs(repeat: int, names: list[str]) -> None:
     schema = load_bank_schema(ROOT / "schema")
-    assert not isinstance(schema, source.Finding)
+    assert not isinstance(schema, Finding)
     context = Context(schema, ROOT / "questions")
     print(
         f"{'file':28} {'bytes':>8} {'parse s':>8} {'beyond s':>9} {'findings':>8}   plain: parse s, beyond s"
@@ -127,14 +128,14 @@ def bombs(repeat: int, names: list[str]) -> None:
 
 def bank() -> None:
     """The largest work one line, one file's napkin math and one file's claims of the bank need."""
+    from qbank.model.records import validate
     from qbank.numerics import verify
-    from qbank.records import validate
 
     unlimited = 10**15
     lines, files, claims = (0, ""), (0, ""), (0, "")
     for file in sorted((ROOT / "questions").rglob("*.yaml")):
-        document = source.load(file, str(file))
-        if isinstance(document, source.Finding):
+        document = load.from_path(file, str(file))
+        if isinstance(document, Finding):
             continue
         _cold()
         budget = equations.Budget(left=unlimited)

@@ -17,7 +17,7 @@ from make_bank import load_bank, variants, write_bank
 from qbank import engine
 from qbank.export import anki, release, site, sqlite
 from qbank.finding import Finding
-from qbank.taxonomy import load_bank_schema
+from qbank.model.taxonomy import load_bank_schema
 
 
 def timed(label: str, step, *args):  # type: ignore[no-untyped-def]

@@ -20,20 +20,20 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from qbank import engine, similarity, source
+from qbank import engine, load, similarity
 from qbank.checks import RECORD_CHECKS
 from qbank.checks.api import Context, MathTally
 from qbank.checks.bank import entry_of
 from qbank.commands.common import collector_paused
 from qbank.finding import Finding
-from qbank.records import validate
-from qbank.taxonomy import load_bank_schema
+from qbank.model.records import validate
+from qbank.model.taxonomy import load_bank_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def stages(bank: Path) -> tuple[int, collections.Counter[str]]:
-    files = engine.targets.sort_files(source.iter_yaml_files(bank / "questions"))
+    files = engine.targets.sort_files(load.iter_yaml_files(bank / "questions"))
     schema = load_bank_schema(bank / "schema")
     context = Context(schema, bank / "questions")
     spent: collections.Counter[str] = collections.Counter()
@@ -42,9 +42,9 @@ def stages(bank: Path) -> tuple[int, collections.Counter[str]]:
     for file in files:
         shown = str(file)
         start = clock()
-        data = source.read(file, shown)
+        data = load.read(file, shown)
         read = clock()
-        document = source.load_read(data, shown)
+        document = load.from_read(data, shown)
         loaded = clock()
         spent["read"] += read - start
         spent["parse and walk"] += loaded - read

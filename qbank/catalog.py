@@ -1,8 +1,8 @@
 """Every rule, by the module that defines it, listed here rather than found by import side effects.
 
 A rule is a decorated function (qbank/rules.py) of one of these scopes:
-    load     qbank/source.py, qbank/taxonomy.py, qbank/records.py: the file, the schema files, the model
-    field    qbank/fields/: one value -> Problem, attached to a model field
+    load     qbank/load/rules.py, qbank/model/taxonomy.py, qbank/model/records.py: the file, the schema files, the model
+    field    qbank/model/fields/: one value -> Problem, attached to a model field
     record   qbank/checks/: (Record, Context) -> findings, listed in checks.RECORD_CHECKS
     bank     qbank/checks/: (entries, Context) -> findings, listed in checks.BANK_CHECKS
 A new rule module is added to MODULES; tests/test_catalog.py fails on a rule module missing here.
@@ -12,15 +12,17 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from qbank import records, rules, source, taxonomy
+from qbank import rules
 from qbank.checks import arithmetic, bank, device, hardware_constants, numeric_claims, similar
 from qbank.checks import text as text_checks
-from qbank.fields import classification, markers, options
-from qbank.fields import text as text_fields
+from qbank.load import rules as load_rules
+from qbank.model import records, taxonomy
+from qbank.model.fields import classification, markers, options
+from qbank.model.fields import text as text_fields
 from qbank.rules import Rule
 
 MODULES: tuple[ModuleType, ...] = (
-    source,
+    load_rules,
     taxonomy,
     records,
     text_fields,

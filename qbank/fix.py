@@ -37,14 +37,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from qbank import atomic, source
+from qbank import atomic, load
 from qbank.checks.text import strings
 from qbank.engine import UsageError, display_path, questions_of
-from qbank.fields import markers
-from qbank.fields import text as text_rules
 from qbank.finding import Finding
-from qbank.source import Document, Loc, Positions
-from qbank.taxonomy import NO_BANK, BankSchema, find_bank_root, load_bank_schema
+from qbank.load import Document, Loc, Positions
+from qbank.model.fields import markers
+from qbank.model.fields import text as text_rules
+from qbank.model.taxonomy import NO_BANK, BankSchema, find_bank_root, load_bank_schema
 
 
 @dataclass(frozen=True)
@@ -131,7 +131,7 @@ def _files(paths: Sequence[Path], cwd: Path) -> list[Path]:
         if not target.exists() and not target.is_symlink():
             raise UsageError(f"no such file or folder: {target}")
         if target.is_dir() and not target.is_symlink():
-            found.update(source.iter_yaml_files(target))
+            found.update(load.iter_yaml_files(target))
         else:
             found.add(target)
     return sorted(found)
@@ -156,19 +156,19 @@ def _read(file: Path, shown: str) -> tuple[bytes, os.stat_result] | str:
     try:
         info = os.lstat(file)
     except OSError as exc:
-        return _describe(source.unreadable_file(shown, exc))
+        return _describe(load.rules.unreadable_file(shown, exc))
     if stat.S_ISLNK(info.st_mode):
         return "a symbolic link: not followed (fix the file it points to)"
     if not stat.S_ISREG(info.st_mode):
         return "not a regular file"
     try:  # O_NOFOLLOW, and read_regular's own checks: the path may have become a link or a FIFO
-        data, info = source.read_regular(file, source.MAX_BYTES + 1, getattr(os, "O_NOFOLLOW", 0))
-    except source.NotRegular:
+        data, info = load.read_regular(file, load.MAX_BYTES + 1, getattr(os, "O_NOFOLLOW", 0))
+    except load.NotRegular:
         return "not a regular file"
     except OSError as exc:
-        return _describe(source.unreadable_file(shown, exc))
-    if len(data) > source.MAX_BYTES:
-        return _describe(source.file_too_large(shown))
+        return _describe(load.rules.unreadable_file(shown, exc))
+    if len(data) > load.MAX_BYTES:
+        return _describe(load.rules.file_too_large(shown))
     return data, info
 
 
@@ -178,7 +178,7 @@ def _read_document(file: Path, shown: str) -> tuple[Document, str, os.stat_resul
     if isinstance(read, str):
         return read
     data, before = read
-    document = source.load_bytes(data, shown)
+    document = load.from_bytes(data, shown)
     if isinstance(document, Finding):  # broken files are the audit's business, not a fixer's
         return _describe(document)
     return document, data.decode("utf-8"), before  # load_bytes has just decoded it
@@ -290,7 +290,7 @@ def _block_scalars(text: str, document: Document | None) -> list[tuple[int, int]
     """Where the text of each block scalar (`|`, `>`) lies in `text`, from the line after its
     indicator to its end: there trailing spaces are the value's own. `document` is `text` loaded,
     or None to load it (after a splice the old positions have moved)."""
-    loaded = document or source.load_text(text, "")
+    loaded = document or load.parse(text, "")
     if isinstance(loaded, Finding):
         return []  # the splice broke the file: _verify refuses it
     spans = []
@@ -342,7 +342,7 @@ def _fix_whitespace(text: str, kept: list[tuple[int, int]]) -> tuple[str, list[s
 
 def _verify(document: Document, edits: list[_Edit], fixed: str) -> str | None:
     """Why the fixed text is not provably the old data plus the intended changes; None if it is."""
-    reloaded = source.load_text(fixed, document.path)
+    reloaded = load.parse(fixed, document.path)
     if isinstance(reloaded, Finding):
         return f"the fixed text would not load: {reloaded.code} {reloaded.message}"
     where = _difference(_expected(document.data, edits), reloaded.data, ())

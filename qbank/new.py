@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from qbank import atomic, source
-from qbank.fields import classification, text
+from qbank import atomic, load
 from qbank.finding import Finding
-from qbank.taxonomy import BankSchema
+from qbank.model.fields import classification, text
+from qbank.model.taxonomy import BankSchema
 
 ID_ATTEMPTS = 1000  # 4 hex digits give 65,536 ids per track and month; collisions are rare
 
@@ -44,7 +44,7 @@ def create(bank: Path, schema: BankSchema, skeleton: Skeleton, today: date) -> P
     """Write the skeleton under `bank`/questions and return its path."""
     _check(schema, skeleton)
     folder = bank / "questions" / skeleton.track / skeleton.competency_area
-    taken = {path.stem for path in source.iter_yaml_files(bank / "questions")}
+    taken = {path.stem for path in load.iter_yaml_files(bank / "questions")}
     schema_file = bank / "schema" / "question.schema.json"
     modeline = os.path.relpath(schema_file, folder) if schema_file.parent.is_dir() else None
     for _ in range(ID_ATTEMPTS):
@@ -86,14 +86,14 @@ def render(skeleton: Skeleton, question_id: str, modeline: str | None) -> str:
 
 def _reads_back(content: str, skeleton: Skeleton) -> None:
     """The rendered file parses and holds the title as given (guards the quoting in `scalar`)."""
-    document = source.load_text(content, "skeleton")
+    document = load.parse(content, "skeleton")
     if isinstance(document, Finding) or document.data.get("title") != skeleton.title:
         raise NewError(f"cannot write the title {skeleton.title!r} as YAML; please report this")
 
 
 def scalar(value: str) -> str:
     """A title as a YAML scalar: plain when that reads back as the same string, else quoted."""
-    if _PLAIN.fullmatch(value) and source.scalar_value(value, None) == value:
+    if _PLAIN.fullmatch(value) and load.scalar_value(value, None) == value:
         return value
     return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid YAML double-quoted scalar
 

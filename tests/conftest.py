@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from qbank import engine, source
+from qbank import engine, load
 from qbank.checks.api import Context
 from qbank.cli import main
 from qbank.finding import Finding
-from qbank.taxonomy import load_bank_schema
+from qbank.model.taxonomy import load_bank_schema
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "tests" / "examples"
@@ -77,7 +77,7 @@ def findings(
     """What the per-file audit finds in `yaml_text` (as if it were this repository's file `path`),
     only `rule`'s (name or code) when given: a rule's test then reads like its docstring's
     Fails/Passes examples."""
-    document = source.load_text(yaml_text, path)
+    document = load.parse(yaml_text, path)
     if isinstance(document, Finding):
         found = [document]
     else:

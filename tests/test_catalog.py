@@ -25,12 +25,12 @@ def test_every_module_that_defines_a_rule_is_in_the_catalogue() -> None:
 
 
 def test_the_model_loads_no_check_and_no_napkin_math() -> None:
-    code = "import sys, qbank.model; print(sorted(m for m in sys.modules if m.startswith('qbank.')))"
+    code = "import sys, qbank.model.question; print(sorted(m for m in sys.modules if m.startswith('qbank.')))"
     loaded = subprocess.run(
         [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
     )
     assert "qbank.checks" not in loaded.stdout and "qbank.napkin" not in loaded.stdout, loaded.stdout
-    assert "'qbank.model'" in loaded.stdout
+    assert "'qbank.model.question'" in loaded.stdout
 
 
 def test_the_import_contracts_hold() -> None:

@@ -14,7 +14,8 @@ import pytest
 from conftest import EXAMPLES, REPO
 from jsonschema import Draft202012Validator
 
-from qbank import source
+from qbank import load
+from qbank.finding import Finding
 
 SCHEMA = json.loads((REPO / "schema" / "question.schema.json").read_text(encoding="utf-8"))
 VALIDATOR = Draft202012Validator(SCHEMA)
@@ -22,8 +23,8 @@ GOOD = REPO / "questions" / "cloud" / "precision" / "cloud-202611-5e7a.yaml"  # 
 
 
 def _data(path: Path, text: str | None = None) -> dict[str, Any]:
-    document = source.load_text(text, str(path)) if text else source.load(path)
-    assert not isinstance(document, source.Finding), document
+    document = load.parse(text, str(path)) if text else load.from_path(path)
+    assert not isinstance(document, Finding), document
     return document.data
 
 
@@ -57,8 +58,8 @@ def test_structural_mistakes_are_rejected(old: str, new: str, message: str) -> N
 
 
 def test_topic_enum_is_the_banks_taxonomy() -> None:
-    from qbank.taxonomy import load_bank_schema
+    from qbank.model.taxonomy import load_bank_schema
 
     taxonomy = load_bank_schema(REPO / "schema")
-    assert not isinstance(taxonomy, source.Finding)
+    assert not isinstance(taxonomy, Finding)
     assert SCHEMA["properties"]["topic"]["enum"] == sorted(taxonomy.topics)

@@ -15,9 +15,9 @@ import crash
 import pytest
 from conftest import REPO, audit_json, run_cli
 
-from qbank import engine, fix, source
+from qbank import engine, fix, load
 from qbank.engine import UsageError
-from qbank.fields import text
+from qbank.model.fields import text
 
 PRECISION = Path("questions") / "cloud" / "precision"
 NAME = "cloud-202611-5e7a.yaml"
@@ -634,9 +634,9 @@ def test_title_case_fixes_list_every_flagged_word() -> None:
 def test_staffml_sample_fixes_keep_every_other_line(staffml_sample: Path, tmp_path: Path) -> None:
     copy = tmp_path / "sample"
     shutil.copytree(staffml_sample, copy)
-    for file in source.iter_yaml_files(copy):  # the shared corpus is read-only, which fix refuses
+    for file in load.iter_yaml_files(copy):  # the shared corpus is read-only, which fix refuses
         file.chmod(0o644)
-    before = {path: path.read_text(encoding="utf-8") for path in source.iter_yaml_files(copy)}
+    before = {path: path.read_text(encoding="utf-8") for path in load.iter_yaml_files(copy)}
     found_before = audited(copy, tmp_path)
     results = fix.fix_paths([copy], tmp_path, check=False)
     assert len(results) == len(before)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from qbank import fix, source
+from qbank import fix, load
 from tests.conftest import REPO
 
 PRECISION = Path("questions/cloud/precision")
@@ -47,12 +47,12 @@ def test_trailing_spaces_inside_a_block_scalar_are_kept(bank: Path) -> None:
     content = ORIGINAL.replace(HARD_BREAK, "    **Assumptions & Constraints:**  \n    \t\n      \n")
     content = content.replace("phase: training\n", "phase: training   \n")  # litter: to be fixed
     path = _put(bank, content)
-    before = source.load_bytes(path.read_bytes(), NAME)
+    before = load.from_bytes(path.read_bytes(), NAME)
     result = _fix(bank)
     assert result.written and result.changes == ("trailing whitespace on 1 line",)
     assert any("kept on 3 lines inside block scalars" in note for note in result.notes)
-    after = source.load_bytes(path.read_bytes(), NAME)
-    assert isinstance(before, source.Document) and isinstance(after, source.Document)
+    after = load.from_bytes(path.read_bytes(), NAME)
+    assert isinstance(before, load.Document) and isinstance(after, load.Document)
     assert after.data == before.data  # the hard break, the tab and the blank line survive
     assert path.read_text(encoding="utf-8") == content.replace("phase: training   \n", "phase: training\n")
 

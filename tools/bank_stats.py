@@ -18,7 +18,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from qbank import similarity, source
+from qbank import load, similarity
 from qbank.finding import Finding
 
 TRACKS = ("cloud", "edge", "mobile", "tinyml", "global")
@@ -54,8 +54,8 @@ def device_claims(rows: list[dict[str, Any]], evidence: Path) -> Counter[str]:
 
 def main(root: Path) -> None:
     rows = []
-    for path in source.iter_yaml_files(root):
-        document = source.load(path)
+    for path in load.iter_yaml_files(root):
+        document = load.from_path(path)
         if not isinstance(document, Finding) and document.data.get("status") != "deleted":
             rows.append(document.data)
     cells = Counter((q.get("track"), q.get("level"), q.get("provenance") == "generated") for q in rows)

@@ -32,8 +32,7 @@ sys.path.insert(0, str(REPO))
 # Instrument qbank for coverage, including the modules the audit imports only when it needs them.
 with atheris.instrument_imports(include=["qbank"]):
     import qbank.checks
-    import qbank.numerics.verify
-    import qbank.records  # noqa: F401
+    import qbank.model.records  # noqa: F401
     from tests.fuzz import targets
 
 

@@ -1,6 +1,6 @@
 """The checks that run in the engine after validation, by scope (their contracts: checks/api.py):
 RECORD_CHECKS on each loaded file, BANK_CHECKS once over all of them. Field rules run inside the
-model (qbank/fields/); rules of loading live where the file is read (qbank/source.py).
+model (qbank/model/fields/); rules of loading live with the loader (qbank/load/rules.py).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ its napkin-math and device-claim tally, and the BankEntry the repo-wide rules re
 The contract of a check, by scope (qbank/checks/__init__.py lists them):
     record check: (Record, Context) -> Iterator[Finding], run on every loaded file
     bank check:   (Sequence[BankEntry], Context) -> Iterator[Finding], run once over the bank
-Field rules (value -> Problem | None) live in qbank/fields/ and run inside the model.
+Field rules (value -> Problem | None) live in qbank/model/fields/ and run inside the model.
 This module imports nothing of qbank above the napkin and taxonomy layers, so the engine, the audit
 cache and the generator can use these types without importing a check.
 """
@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from qbank.model.taxonomy import BankSchema
 from qbank.napkin.equations import Outcome
 from qbank.similarity import Split
-from qbank.taxonomy import BankSchema
 
 KeyPair = tuple[bytes, bytes, float]  # two questions by their audit-cache keys, and their similarity
 

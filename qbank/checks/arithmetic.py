@@ -17,7 +17,7 @@ from qbank.napkin.equations import Budget, Outcome, calculations, check_text
 from qbank.rules import declare
 
 if TYPE_CHECKING:  # the model (pydantic) loads only when a file is not in the audit cache
-    from qbank.records import Record
+    from qbank.model.records import Record
 
 
 def check_math(record: Record, context: Context) -> Iterator[Finding]:

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 
 from qbank import similarity
 from qbank.checks.api import BankEntry, Context
-from qbank.fields.classification import unknown_topic
 from qbank.finding import Finding
+from qbank.load import Document
+from qbank.model.fields.classification import unknown_topic
 from qbank.rules import rule, rule_of
-from qbank.source import Document
 
 if TYPE_CHECKING:  # the model (pydantic) loads only when a file is not in the audit cache
-    from qbank.records import Record
+    from qbank.model.records import Record
 
 
 def entry_of(document: Document) -> BankEntry:

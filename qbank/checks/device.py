@@ -12,7 +12,7 @@ from qbank.finding import Finding, Severity
 from qbank.rules import rule, rule_of
 
 if TYPE_CHECKING:  # the model (pydantic) loads only when a file is not in the audit cache
-    from qbank.records import Record
+    from qbank.model.records import Record
 
 
 @rule("QB411", "device-claim-refuted")

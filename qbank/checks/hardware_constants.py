@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING
 
 from qbank.checks.api import Context
 from qbank.finding import Finding, Severity
-from qbank.hardware import PRECISIONS, Device, HardwareTable, Spec, quantity
+from qbank.model.hardware import PRECISIONS, Device, HardwareTable, Spec, quantity
 from qbank.napkin import units
 from qbank.napkin.lexer import NapkinError
 from qbank.rules import rule, rule_of
 
 if TYPE_CHECKING:  # the model (pydantic) loads only when a file is not in the audit cache
-    from qbank.records import Record
+    from qbank.model.records import Record
 
 CLOSE, FAR = Fraction(5, 100), Fraction(25, 100)  # within 5%: fine; beyond 25%: an error
 _COMPARED = {

@@ -13,7 +13,7 @@ from qbank.napkin.meter import metered
 from qbank.rules import rule, rule_of
 
 if TYPE_CHECKING:  # the model (pydantic) loads only when a file is not in the audit cache
-    from qbank.records import Record
+    from qbank.model.records import Record
 
 # What one claim may ask for (qbank/numerics/claims.py) is what a question's claims may ask for
 # together, or a 256 KiB file of 5,000 such claims would take minutes (benchmarks/README.md, claims).

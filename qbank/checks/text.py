@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 from qbank.characters import HIDDEN
 from qbank.checks.api import Context
 from qbank.finding import Finding
+from qbank.load import Loc
 from qbank.rules import rule, rule_of
-from qbank.source import Loc
 
 if TYPE_CHECKING:  # the model (pydantic) loads only when a file is not in the audit cache
-    from qbank.records import Record
+    from qbank.model.records import Record
 
 # Cyrillic letters, and the Greek capitals and small letters that look Latin (Unicode TR39's
 # confusables: Α Β Ε Ζ Η Ι Κ Μ Ν Ο Ρ Τ Υ Χ ο ν), in a title word that also has Latin letters.

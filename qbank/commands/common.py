@@ -17,7 +17,7 @@ import click
 from qbank.finding import Finding
 
 if typing.TYPE_CHECKING:  # the schema files load only for commands that need a bank
-    from qbank.taxonomy import BankSchema
+    from qbank.model.taxonomy import BankSchema
 
 USAGE_ERROR = 2
 
@@ -61,7 +61,7 @@ def collector_paused() -> Iterator[None]:
 
 def bank_and_schema() -> tuple[Path, BankSchema]:
     """The bank above the working directory and its usable schema files, or a usage error."""
-    from qbank.taxonomy import NO_BANK, find_bank_root, load_bank_schema
+    from qbank.model.taxonomy import NO_BANK, find_bank_root, load_bank_schema
 
     bank = find_bank_root(Path.cwd())
     if bank is None:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from qbank import vocabulary
 from qbank.commands.common import bank_and_schema, choices, say
+from qbank.model import vocabulary
 
 
 @click.command()

@@ -16,7 +16,7 @@ def schema(check: bool) -> None:
     schema/release.schema.json (the document `qbank export json` writes)."""
     from qbank import atomic
     from qbank.export.release import schema_text
-    from qbank.model import json_schema_text
+    from qbank.model.question import json_schema_text
 
     bank, taxonomy = bank_and_schema()
     wanted = {

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from qbank import source
+from qbank import load
 from qbank.checks.api import KeyPair
 from qbank.engine.per_file import Result
 from qbank.engine.runner import Job
@@ -99,7 +99,7 @@ class Cache:
             if key in known:
                 plan.files.append(Planned(file, path, None, key, known[key]))
                 continue
-            data = stat if isinstance(stat, Finding) else source.read(file, path)
+            data = stat if isinstance(stat, Finding) else load.read(file, path)
             key = db.key(path, data) if isinstance(data, bytes) else b""
             plan.files.append(Planned(file, path, data, key))
             if key and isinstance(stat, os.stat_result) and stat.st_mtime_ns < settled:

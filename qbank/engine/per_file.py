@@ -7,15 +7,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from qbank import similarity, source
+from qbank import load, similarity
 from qbank.checks import RECORD_CHECKS
 from qbank.checks.api import BankEntry, Context, MathTally
 from qbank.checks.bank import entry_of
 from qbank.finding import Finding
-from qbank.source import Document
+from qbank.load import Document
 
 if TYPE_CHECKING:  # the model (pydantic) is imported only when some file is not in the cache
-    from qbank.records import Record
+    from qbank.model.records import Record
 
 
 @dataclass(frozen=True)  # no slots: a slotted dataclass pickles through Python-level get/setstate
@@ -31,9 +31,9 @@ class Result:
 def check_file(
     file: Path, shown: str, data: bytes | Finding | None, context: Context
 ) -> tuple[Result, Record | None]:
-    """One file through load, validation and the record checks (`data`: what source.read gave, or
+    """One file through load, validation and the record checks (`data`: what load.read gave, or
     None to read it here)."""
-    document = source.load(file, shown) if data is None else source.load_read(data, shown)
+    document = load.from_path(file, shown) if data is None else load.from_read(data, shown)
     if isinstance(document, Finding):
         return Result([document], None, (0, 0, 0, 0)), None
     record, findings, tally = check_document(file, document, context)
@@ -45,7 +45,7 @@ def check_document(
 ) -> tuple[Record, list[Finding], MathTally]:
     """A loaded file through the model and every record check, and its own tally: the one per-file
     pipeline, which the audit, `qbank generate` and the tests' `findings()` helper all run."""
-    from qbank.records import validate
+    from qbank.model.records import validate
 
     mine = replace(context, math=MathTally())  # this file's napkin-math and claim counts
     record, findings = validate(path, document, context.schema)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from qbank import similarity, source
+from qbank import load, similarity
 from qbank.checks import BANK_CHECKS, device
 from qbank.checks.api import BankEntry, Context, MathTally
 from qbank.checks.bank import entry_of
@@ -28,10 +28,10 @@ from qbank.engine.targets import (
     partial,
 )
 from qbank.finding import Finding, Severity
-from qbank.taxonomy import BankSchema, load_bank_schema
+from qbank.model.taxonomy import BankSchema, load_bank_schema
 
 if TYPE_CHECKING:  # the model (pydantic) is imported only when some file is not in the cache
-    from qbank.records import Record
+    from qbank.model.records import Record
 
 
 @dataclass(frozen=True)
@@ -146,9 +146,9 @@ def _bank_entries(
             entries.append(file.result.entry)
             continue
         document = (
-            source.load(file.path, file.shown)
+            load.from_path(file.path, file.shown)
             if file.data is None
-            else source.load_read(file.data, file.shown)
+            else load.from_read(file.data, file.shown)
         )
         if isinstance(document, Finding):
             findings.append(document)

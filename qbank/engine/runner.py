@@ -31,7 +31,7 @@ def run_checks(jobs: list[Job], context: Context, workers: int, progress: Progre
 
     import numpy  # noqa: F401  (imported once here, not in every worker: they sign entries)
 
-    import qbank.records  # noqa: F401  (likewise)
+    import qbank.model.records  # noqa: F401  (likewise)
 
     # fork where there is one: workers start in milliseconds with qbank already imported, and are
     # given the jobs without pickling them (initargs are pickled only where processes are spawned)

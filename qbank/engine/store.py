@@ -48,7 +48,7 @@ from dataclasses import astuple
 from pathlib import Path
 from typing import Any
 
-from qbank import source
+from qbank import load
 from qbank.checks.api import BankEntry, KeyPair
 from qbank.engine.per_file import Result
 from qbank.finding import Finding, Severity
@@ -384,7 +384,7 @@ def _secret(path: Path) -> bytes:
         with os.fdopen(fd, "wb") as handle:
             handle.write(os.urandom(32))
     try:
-        data, info = source.read_regular(path, 1024, _NOFOLLOW)
+        data, info = load.read_regular(path, 1024, _NOFOLLOW)
     except OSError as exc:
         raise Unavailable(f"audit cache off: cannot read {path}: {exc.strerror or exc}") from None
     _own(path, info, stat.S_ISREG, "a regular file")
@@ -467,7 +467,7 @@ def _tree(folder: Path, name: str) -> Iterator[tuple[str, bytes]]:
 
 
 def _config_file(path: str, shown: str) -> bytes:
-    data, _ = source.read_regular(path, _CONFIG_LIMIT + 1, _NOFOLLOW)
+    data, _ = load.read_regular(path, _CONFIG_LIMIT + 1, _NOFOLLOW)
     if len(data) > _CONFIG_LIMIT:
         raise Unavailable(f"audit cache off: {shown} is over {_CONFIG_LIMIT >> 20} MiB")
     return data

@@ -7,11 +7,11 @@ import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from qbank import source
+from qbank import load
 from qbank.engine.changed import GitError, changed_files
 from qbank.engine.settings import Settings, UsageError
 from qbank.finding import Finding
-from qbank.taxonomy import NO_BANK, find_bank_root
+from qbank.model.taxonomy import NO_BANK, find_bank_root
 
 
 def link_roots(bank: Path | None, targets: list[Path]) -> tuple[str, ...]:
@@ -46,7 +46,7 @@ def chosen_files(settings: Settings, bank: Path | None, targets: list[Path]) -> 
         changed = changed_files(bank, settings.changed_since)
     except GitError as exc:
         raise UsageError(str(exc)) from None
-    return [f for f in changed if f.suffix in source.YAML_SUFFIXES and any(_within(f, t) for t in targets)]
+    return [f for f in changed if f.suffix in load.YAML_SUFFIXES and any(_within(f, t) for t in targets)]
 
 
 def bank_wide_files(settings: Settings, bank: Path | None, checked: list[Path]) -> list[Path]:
@@ -54,7 +54,7 @@ def bank_wide_files(settings: Settings, bank: Path | None, checked: list[Path]) 
     if bank is None or not partial(settings):
         return []
     done = set(checked)
-    return [f for f in sort_files(source.iter_yaml_files(bank / "questions")) if f not in done]
+    return [f for f in sort_files(load.iter_yaml_files(bank / "questions")) if f not in done]
 
 
 def sort_files(files: Iterable[Path]) -> list[Path]:
@@ -80,7 +80,7 @@ def questions_of(target: Path) -> Path:
 def _yaml_files(targets: Iterable[Path]) -> Iterator[Path]:
     for target in targets:
         if target.is_dir():
-            yield from source.iter_yaml_files(target)
+            yield from load.iter_yaml_files(target)
         else:
             yield target
 
@@ -122,19 +122,19 @@ def _stat(file: Path, shown: str, roots: tuple[str, ...]) -> os.stat_result | Fi
         if linked:
             target = os.path.realpath(file)
             if not any(target == root or target.startswith(root + os.sep) for root in roots):
-                return source.unreadable_file(shown, f"a link to {target}, outside the bank: not read")
+                return load.rules.unreadable_file(shown, f"a link to {target}, outside the bank: not read")
             status = os.stat(file)
     except OSError:
         return None
     if stat.S_ISDIR(status.st_mode):
-        return source.unreadable_file(shown, _folder(file, linked))
+        return load.rules.unreadable_file(shown, _folder(file, linked))
     if not stat.S_ISREG(status.st_mode):
-        return source.unreadable_file(shown, "not a regular file (a FIFO, socket or device): not read")
+        return load.rules.unreadable_file(shown, "not a regular file (a FIFO, socket or device): not read")
     return status
 
 
 def _folder(folder: Path, linked: bool) -> str:
-    """Why a folder among the files is reported (source.iter_yaml_files lists such folders)."""
+    """Why a folder among the files is reported (load.iter_yaml_files lists such folders)."""
     if linked:
         return "a link to a folder: links to folders are not followed, so its files are not audited"
     if not os.access(folder, os.R_OK | os.X_OK):

@@ -23,7 +23,7 @@ import genanki
 
 from qbank.export import files, markdown
 from qbank.export.release import Release
-from qbank.model import Question
+from qbank.model.question import Question
 
 MODEL_ID = 1_607_392_319  # fixed forever: Anki keys note types and decks by these ids
 DECK_ID = 2_059_400_110

@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from qbank import source
+from qbank import load
 
 MANIFEST = ".qbank-site"
 # A page's manifest line is 91 bytes (64 hex digits, two spaces, q/<id>.html): 10,000 questions, 0.9 MB.
@@ -148,9 +148,9 @@ def refuse_unproven(out: Path, names: Iterable[str], previous: Previous) -> None
 
 def _digest_of(path: str) -> str | None:
     """The SHA-256 of the plain file at `path`; None when there is none. Read without following a
-    link or waiting on a FIFO (source.read_regular); a link or anything else there is refused."""
+    link or waiting on a FIFO (load.read_regular); a link or anything else there is refused."""
     try:
-        data, status = source.read_regular(path, HELD, getattr(os, "O_NOFOLLOW", 0))
+        data, status = load.read_regular(path, HELD, getattr(os, "O_NOFOLLOW", 0))
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError:  # ELOOP (a link, dangling or not), or not a regular file
@@ -176,7 +176,7 @@ def refuse_foreign(out: Path, is_export: Callable[[Path], bool], kind: str, forc
 def _read_manifest(manifest: Path) -> dict[str, str]:
     """`sha256  name` lines; any other line (an older manifest's bare name) names nothing to remove."""
     try:
-        data, _ = source.read_regular(manifest, MAX_MANIFEST + 1, getattr(os, "O_NOFOLLOW", 0))
+        data, _ = load.read_regular(manifest, MAX_MANIFEST + 1, getattr(os, "O_NOFOLLOW", 0))
         text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError):
         raise OutputError(f"{manifest}: not a manifest qbank wrote; give an empty or new folder") from None

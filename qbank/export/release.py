@@ -25,11 +25,12 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from qbank import __version__, source, vocabulary
+from qbank import __version__, load
 from qbank.engine import Report, display_path
 from qbank.export.files import write_atomic
 from qbank.finding import Severity
-from qbank.model import Question
+from qbank.model import vocabulary
+from qbank.model.question import Question
 
 FORMAT = "qbank-release"
 FORMAT_VERSION = 1
@@ -211,7 +212,7 @@ def is_export(path: Path) -> bool:
     """Whether `path` begins as write_json's documents do (so `--out` may replace it). Only the marker's
     bytes are read: a release is megabytes, and a file that is not one may be anything."""
     try:
-        head, _ = source.read_regular(path, len(MARKER), getattr(os, "O_NOFOLLOW", 0))
+        head, _ = load.read_regular(path, len(MARKER), getattr(os, "O_NOFOLLOW", 0))
     except OSError:
         return False
     return head == MARKER

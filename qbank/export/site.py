@@ -37,10 +37,10 @@ from urllib.parse import urlencode
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from qbank import vocabulary
 from qbank.export import files, markdown
 from qbank.export.release import Release, document
-from qbank.model import Question
+from qbank.model import vocabulary
+from qbank.model.question import Question
 
 ASSETS = ("site.css", "search.js", "question.js")
 INDEX, COVERAGE, INDEX_SCRIPT = "index.html", "coverage.html", "assets/index.js"

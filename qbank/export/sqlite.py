@@ -21,7 +21,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from qbank import source
+from qbank import load
 from qbank.export import files
 from qbank.export.release import FORMAT, Release, document
 
@@ -77,7 +77,7 @@ def is_export(path: Path) -> bool:
     it runs a function (sqlite.org/security.html, "Untrusted SQLite Database Files"); the two queries
     read a table and sqlite_master, neither of which runs anything of the file's."""
     try:
-        head, _ = source.read_regular(path, len(HEADER), getattr(os, "O_NOFOLLOW", 0))
+        head, _ = load.read_regular(path, len(HEADER), getattr(os, "O_NOFOLLOW", 0))
     except OSError:
         return False
     if head != HEADER:

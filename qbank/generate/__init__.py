@@ -26,15 +26,15 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from qbank import similarity, source
+from qbank import load, similarity
 from qbank.checks.api import Context
 from qbank.engine import check_document
 from qbank.finding import Finding
 from qbank.generate import emit
 from qbank.generate.draft import Draft
 from qbank.generate.tables import Tables
+from qbank.model.taxonomy import BankSchema
 from qbank.new import write_new
-from qbank.taxonomy import BankSchema
 
 # Drills are drills (issue 26): a rendered question is a few lines of arithmetic, which is what the
 # taxonomy's L1 to L3 zones ask for (recall, fluency, implement, analyze), never an L4+ design.
@@ -133,7 +133,7 @@ def _hex4(digest: str, attempt: int) -> str:
 
 def check(run: Run, path: Path, content: str) -> None:
     """The rendered file passes every per-file rule of the bank, or TemplateError says which."""
-    document = source.load_text(content, str(path))
+    document = load.parse(content, str(path))
     if isinstance(document, Finding):
         raise TemplateError(f"{document.message}\n{content}")
     _, findings, _ = check_document(path, document, Context(run.schema, run.bank / "questions"))
@@ -198,9 +198,9 @@ def generate(
     run = Run(bank, schema, tables, today, set(), similarity.Index())
     have: dict[tuple[str, str, str], int] = {}
     held: dict[tuple[str, str], int] = {}  # live questions per cell, written or generated
-    for path in source.iter_yaml_files(bank / "questions"):
+    for path in load.iter_yaml_files(bank / "questions"):
         run.taken_ids.add(path.stem)
-        document = source.load(path)
+        document = load.from_path(path)
         if isinstance(document, Finding) or document.data.get("status") == "deleted":
             continue  # a tombstone keeps its id, and nothing else, as in the audit's bank rules
         data = document.data

@@ -7,9 +7,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from qbank import source
+from qbank import load
 from qbank.finding import Finding
-from qbank.hardware import HardwareTable
+from qbank.model.hardware import HardwareTable
 
 MODELS_FILE = "models.yaml"
 _MODEL_FIELDS = ("name", "params", "layers", "hidden", "heads", "kv_heads", "head_dim", "context", "source")
@@ -40,7 +40,7 @@ class Tables:
 
 def load_models(schema_dir: Path) -> dict[str, Model]:
     """schema/models.yaml; ValueError if it is missing or malformed (the generator fails closed)."""
-    document = source.load(schema_dir / MODELS_FILE, MODELS_FILE)
+    document = load.from_path(schema_dir / MODELS_FILE, MODELS_FILE)
     if isinstance(document, Finding):
         raise ValueError(f"{MODELS_FILE}: {document.message}")
     models = {}

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from qbank import atomic, source
+from qbank import atomic, load
 
 if TYPE_CHECKING:  # probes import numpy and ml_dtypes: only when a record is replayed
     from qbank.gpu.probes import Probe
@@ -72,7 +72,7 @@ def append(root: Path, rec: dict[str, Any]) -> Path:
 # A pull request can add or edit these files, so nothing in them is trusted: not their size, depth,
 # numbers, bytes or types. A record of today is about 3.5 KB on one line, 2 to 5 levels deep.
 MAX_FILE_BYTES = 4 * 1024 * 1024  # about 1,000 runs of one probe on one device class
-MAX_LINE_BYTES = 256 * 1024  # source.MAX_BYTES, the cap on a whole question file
+MAX_LINE_BYTES = 256 * 1024  # load.MAX_BYTES, the cap on a whole question file
 MAX_DEPTH = 16  # json's C decoder recurses once per level: 100,000 levels raised RecursionError
 MAX_DIGITS = 20  # every integer a record holds fits in 64 bits; int() of 5,000 digits raises
 # ValueError since Python 3.11 (CVE-2020-10735), and converting such numbers is quadratic below it
@@ -135,7 +135,7 @@ def _read_file(file: Path, problems: list[Problem]) -> bytes:
         problems.append(Problem(file, 1, 1, "its folder is a symbolic link: not followed"))
         return b""
     try:
-        data, _ = source.read_regular(file, MAX_FILE_BYTES + 1, getattr(os, "O_NOFOLLOW", 0))
+        data, _ = load.read_regular(file, MAX_FILE_BYTES + 1, getattr(os, "O_NOFOLLOW", 0))
     except OSError as exc:
         why = (
             "a symbolic link: not followed"

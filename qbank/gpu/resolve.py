@@ -16,9 +16,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from qbank import source
 from qbank.finding import Finding
 from qbank.gpu import evidence
+from qbank.load import from_bytes, read
 
 # Compute capabilities NVIDIA has shipped: what a scope such as `>=sm_80` ranges over.
 KNOWN = (50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90, 100, 101, 120)
@@ -100,8 +100,8 @@ def _literature(path: Path, problems: list[str]) -> tuple[dict[str, Any], ...]:
         return ()
     if not path.is_file():
         return ()
-    data = source.read(path, str(path))  # bounded (source.MAX_BYTES), and never a FIFO
-    document = data if isinstance(data, Finding) else source.load_bytes(data, str(path))
+    data = read(path, str(path))  # bounded (qbank.load.MAX_BYTES), and never a FIFO
+    document = data if isinstance(data, Finding) else from_bytes(data, str(path))
     if isinstance(document, Finding):
         problems.append(f"{path}:{document.line}: {document.message}")
         return ()

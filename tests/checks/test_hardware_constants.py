@@ -9,7 +9,7 @@ from conftest import REPO
 
 from qbank.checks.hardware_constants import _line_problems
 from qbank.finding import Severity
-from qbank.taxonomy import load_bank_schema
+from qbank.model.taxonomy import load_bank_schema
 
 TABLE = load_bank_schema(REPO / "schema").hardware  # type: ignore[union-attr]
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from qbank import engine, similarity, source
+from qbank import engine, load, similarity
 from qbank.engine import store
 from qbank.engine.store import Store
 from tests.conftest import REPO
@@ -54,14 +54,14 @@ def _database(bank: Path) -> Path:
 def _parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The files parsed from here on (a cache hit is not parsed)."""
     seen: list[str] = []
-    real = source.load_bytes
+    real = load.from_bytes
 
     def counting(data: bytes, path: str) -> object:
         if path.startswith("questions/"):
             seen.append(Path(path).name)
         return real(data, path)
 
-    monkeypatch.setattr(source, "load_bytes", counting)
+    monkeypatch.setattr(load, "from_bytes", counting)
     return seen
 
 
@@ -77,13 +77,13 @@ def test_a_warm_run_parses_nothing_and_reports_the_same(bank: Path, monkeypatch:
 def _read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The question files read from here on."""
     seen: list[str] = []
-    real = source.read
+    real = load.read
 
     def counting(path: Any, shown: str) -> object:
         seen.append(Path(shown).name)
         return real(path, shown)
 
-    monkeypatch.setattr(source, "read", counting)
+    monkeypatch.setattr(load, "read", counting)
     return seen
 
 

@@ -12,7 +12,7 @@ from qbank import engine
 from qbank.export import release, site
 from qbank.export.release import Release
 from qbank.finding import Finding
-from qbank.taxonomy import load_bank_schema
+from qbank.model.taxonomy import load_bank_schema
 from tests.conftest import REPO
 from tests.export import hostile
 

@@ -32,8 +32,8 @@ from qbank import engine
 from qbank.export import release
 from qbank.export.release import Entry, Release, exported
 from qbank.finding import Finding, Severity
-from qbank.model import Question
-from qbank.taxonomy import load_bank_schema
+from qbank.model.question import Question
+from qbank.model.taxonomy import load_bank_schema
 from tests.conftest import REPO
 
 

@@ -23,11 +23,11 @@ import yaml
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from qbank.model import Question
+from qbank.model.question import Question
+from qbank.model.taxonomy import BankSchema, load_bank_schema
 from qbank.napkin import units
 from qbank.napkin.evaluate import FUNCTIONS, MAX_BITS
 from qbank.napkin.lexer import MAX_EXPONENT
-from qbank.taxonomy import BankSchema, load_bank_schema
 from tests.fuzz.targets import DEFAULT_FILE, EVIDENCE, REPO, placed, real_math_lines, seed_files
 
 # --- the pieces ---------------------------------------------------------------------------------

@@ -28,16 +28,17 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from qbank import engine, reporters, rules, source
+from qbank import engine, reporters, rules
+from qbank import load as loading
 from qbank.characters import HIDDEN
 from qbank.checks.api import Context, MathTally
 from qbank.engine import store as audit_cache
 from qbank.finding import Finding, Severity
 from qbank.gpu import evidence, resolve
 from qbank.gpu.recheck import contradiction  # bound here: the oracle stays itself when a test patches qbank's
+from qbank.model.taxonomy import load_bank_schema
 from qbank.napkin import equations, evaluate, lexer
 from qbank.napkin.meter import metered
-from qbank.taxonomy import load_bank_schema
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "tests" / "examples"
@@ -86,8 +87,8 @@ def seed_files(every: int = 32) -> list[Path]:
 
 
 def _readable(path: Path) -> bool:
-    """A file the audit would parse (not a link, and within the size that source.read accepts)."""
-    return path.is_file() and not path.is_symlink() and path.stat().st_size <= source.MAX_BYTES
+    """A file the audit would parse (not a link, and within the size that loading.read accepts)."""
+    return path.is_file() and not path.is_symlink() and path.stat().st_size <= loading.MAX_BYTES
 
 
 def placed(seed: Path) -> Path:
@@ -100,8 +101,8 @@ def real_math_lines(every: int = 8) -> list[str]:
     """Lines of real napkin math and solutions, to seed the math targets."""
     lines: list[str] = []
     for seed in seed_files(every):
-        document = source.load(seed)
-        details = document.data.get("details") if isinstance(document, source.Document) else None
+        document = loading.from_path(seed)
+        details = document.data.get("details") if isinstance(document, loading.Document) else None
         if isinstance(details, dict):
             for field in ("napkin_math", "realistic_solution"):
                 text = details.get(field)
@@ -127,7 +128,7 @@ def check_finding(finding: object, shown: str, text: str) -> None:
 def _last_line(text: str) -> int:
     """The last line a finding may name: libyaml starts a line at every break it knows (after a
     final break, the empty line where the file ends). Its end-of-stream mark past a last line with
-    no break (`a: "x` at 2:1) is reported at the end of that line (source._end_inside)."""
+    no break (`a: "x` at 2:1) is reported at the end of that line (qbank/load/walker.py, _end_inside)."""
     return 1 + sum(text.count(br) for br in _LINE_BREAKS)
 
 
@@ -139,14 +140,14 @@ def _text_of(data: bytes) -> str:
 # --- targets ------------------------------------------------------------------------------------
 
 
-def load(data: bytes, shown: str = "q.yaml") -> source.Document | Finding:
+def load(data: bytes, shown: str = "q.yaml") -> loading.Document | Finding:
     """The loader on a file's bytes: a Document of a mapping with a position for each key, or one
-    Finding. (The 256 KiB cap is applied by source.read, before this.)"""
-    result = source.load_bytes(data, shown)
+    Finding. (The 256 KiB cap is applied by loading.read, before this.)"""
+    result = loading.from_bytes(data, shown)
     if isinstance(result, Finding):
         check_finding(result, shown, _text_of(data))
         return result
-    assert isinstance(result, source.Document), result
+    assert isinstance(result, loading.Document), result
     assert isinstance(result.data, dict), result
     text = _text_of(data)
     lines = 1 + sum(text.count(br) for br in _LINE_BREAKS)
@@ -168,8 +169,8 @@ def check_file(data: bytes, file: Path = DEFAULT_FILE) -> list[Finding]:
     """The whole per-file audit (load, model, record checks: path, topic, napkin math, hardware
     constants, numeric and device claims), as the engine runs it on one file's bytes."""
     shown = file.relative_to(REPO).as_posix()
-    # What source.read gives the engine: the bytes, or the finding that they are too many.
-    read = data if len(data) <= source.MAX_BYTES else source.file_too_large(shown)
+    # What loading.read gives the engine: the bytes, or the finding that they are too many.
+    read = data if len(data) <= loading.MAX_BYTES else load.rules.file_too_large(shown)
     result, record = engine.per_file.check_file(file, shown, read, _context())
     text = _text_of(data)
     for finding in result.findings:

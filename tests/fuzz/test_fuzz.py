@@ -29,7 +29,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from qbank import reporters, source
+from qbank import load, reporters
 from qbank.engine import store as audit_cache
 from qbank.finding import Finding
 from qbank.gpu import recheck
@@ -100,7 +100,7 @@ def test_loader_reads_json_as_the_data_it_holds(data: dict[str, Any]) -> None:
     # JSON is YAML 1.2 in flow style: the loader's typed scalars must give back exactly the data.
     text = json.dumps(data, ensure_ascii=False)
     document = run(targets.load, text.encode())
-    assert isinstance(document, source.Document), document
+    assert isinstance(document, load.Document), document
     assert document.data == data
 
 

@@ -17,7 +17,7 @@ from qbank.generate import Family, Run
 from qbank.generate.draft import Draft
 from qbank.generate.families import FAMILIES
 from qbank.generate.tables import Tables, load_models
-from qbank.taxonomy import load_bank_schema
+from qbank.model.taxonomy import load_bank_schema
 from tests.conftest import REPO, audit_json, run_cli
 
 TODAY = date(2026, 11, 22)

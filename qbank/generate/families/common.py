@@ -6,12 +6,12 @@ import random
 from collections.abc import Sequence
 from typing import TypeVar
 
-from qbank.hardware import Device, Spec
+from qbank.model.hardware import Device, Spec
 
 T = TypeVar("T")
 
 # For each level, the (zone, bloom_level) pairs a drill at that level may carry; every pair is one
-# qbank/fields/classification.py admits.
+# qbank/model/fields/classification.py admits.
 ZONES: dict[str, tuple[tuple[str, str], ...]] = {
     "L1": (("recall", "remember"), ("recall", "understand"), ("fluency", "understand")),
     "L2": (("fluency", "apply"), ("analyze", "apply"), ("implement", "apply")),

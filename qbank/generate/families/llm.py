@@ -18,7 +18,7 @@ from qbank.generate.english import lower_first
 from qbank.generate.families.common import CLOUD_TEAMS, CLOUD_USES, EDGE_USES, MOBILE_USES, pick, zone
 from qbank.generate.numbers import ceil, fmt, prose, shown
 from qbank.generate.tables import Model, Tables
-from qbank.hardware import Device
+from qbank.model.hardware import Device
 
 BYTES = {
     "FP16": Fraction(2),

@@ -21,7 +21,7 @@ from qbank.generate.english import article, lower_first
 from qbank.generate.families.common import pick, zone
 from qbank.generate.numbers import fmt, prose, shown
 from qbank.generate.tables import Tables
-from qbank.hardware import Device
+from qbank.model.hardware import Device
 
 MCUS = ("stm32f407", "stm32f746", "stm32h743", "nrf52840", "esp32-s3", "rp2040")
 TASKS = (  # task, model, what one inference consumes, products that would run it

@@ -16,7 +16,7 @@ from qbank.generate.draft import Draft
 from qbank.generate.families import BY_NAME, FAMILIES, llm, tiny
 from qbank.generate.families.common import MOBILE_USES
 from qbank.generate.tables import Tables, load_models
-from qbank.taxonomy import load_bank_schema
+from qbank.model.taxonomy import load_bank_schema
 from tests.conftest import REPO
 
 DRAWS = 60

@@ -12,8 +12,8 @@ import pytest
 
 from qbank.generate.families import numerics
 from qbank.generate.tables import Tables, load_models
+from qbank.model.taxonomy import load_bank_schema
 from qbank.numerics.formats import FORMATS
-from qbank.taxonomy import load_bank_schema
 from tests.conftest import REPO
 
 DTYPES = {

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from qbank import source
-from qbank.records import validate
-from qbank.taxonomy import BankSchema, load_bank_schema
+from qbank import load
+from qbank.model.records import validate
+from qbank.model.taxonomy import BankSchema, load_bank_schema
 from tests.conftest import EXAMPLES, REPO
 
 VALID = EXAMPLES / "valid" / "numeric-claim" / "cloud" / "precision" / "cloud-202611-e000.yaml"
@@ -24,8 +24,8 @@ def test_an_optional_prose_field_left_empty_is_absent(field: str, indent: str) -
     start = next(i for i, line in enumerate(lines) if line.startswith(f"{indent}{field}:"))
     end = next(i for i in range(start + 1, len(lines)) if not lines[i].startswith(indent + "  "))
     text = "\n".join([*lines[:start], f"{indent}{field}:", *lines[end:]]) + "\n"
-    document = source.load_text(text, "q.yaml")
-    assert isinstance(document, source.Document)
+    document = load.parse(text, "q.yaml")
+    assert isinstance(document, load.Document)
     schema = load_bank_schema(REPO / "schema")
     assert isinstance(schema, BankSchema)
     record, findings = validate(Path(VALID.name), document, schema)

@@ -12,8 +12,8 @@ import pytest
 import yaml
 from conftest import REPO
 
-from qbank.hardware import HardwareTable, alternation, quantity
-from qbank.taxonomy import load_bank_schema
+from qbank.model.hardware import HardwareTable, alternation, quantity
+from qbank.model.taxonomy import load_bank_schema
 
 TABLE: HardwareTable = load_bank_schema(REPO / "schema").hardware  # type: ignore[union-attr]
 

@@ -19,10 +19,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInf
 from pydantic_core import PydanticCustomError
 
 from qbank import rules
-from qbank.fields import classification, markers, options, text
-from qbank.numerics.claims import Claim
-from qbank.rules import Problem
-from qbank.vocabulary import (
+from qbank.model.fields import classification, markers, options, text
+from qbank.model.vocabulary import (
     ID_PATTERN,
     SLUG_PATTERN,
     BloomLevel,
@@ -35,10 +33,12 @@ from qbank.vocabulary import (
     Track,
     Zone,
 )
+from qbank.numerics.claims import Claim
+from qbank.rules import Problem
 
 
 def _fail(check: Callable[..., Any], problem: Problem, at: str = "") -> PydanticCustomError:
-    """A rule's Problem as a pydantic error whose type is the rule name (see qbank/records.py)."""
+    """A rule's Problem as a pydantic error whose type is the rule name (see qbank/model/records.py)."""
     context = {"message": problem.message, "snippet": problem.snippet, "at": at}
     return PydanticCustomError(rules.rule_of(check).name, "{message}", context)
 

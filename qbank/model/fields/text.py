@@ -1,7 +1,7 @@
 """Rules on the prose fields: titles, question and scenario length, placeholders, raw HTML.
 
 Each rule is a plain function from a value to a Problem (or None); the model attaches them to its
-fields (qbank/model.py), so they run inside pydantic validation and can be tested alone.
+fields (qbank/model/question.py), so they run inside pydantic validation and can be tested alone.
 """
 
 from __future__ import annotations

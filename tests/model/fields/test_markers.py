@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from qbank.fields import markers
+from qbank.model.fields import markers
 
 GOOD = "**Assumptions & Constraints:**\n- a\n**Calculations:**\n- 2 * 3 = 6\n**Conclusion & Interpretation:** fine\n"
 

@@ -1,6 +1,6 @@
 """The file format's closed vocabularies (enums) and id patterns, as plain `Literal` types.
 
-Kept apart from qbank/model.py so that the command line can offer them as choices without importing
+Kept apart from qbank/model/question.py so that the command line can offer them as choices without importing
 pydantic (a pre-commit run pays for every import at start-up).
 """
 

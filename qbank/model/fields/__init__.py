@@ -1,2 +1,2 @@
 """Field rules: plain functions from one value to a Problem (or None), attached to the model's fields
-(qbank/model.py), so they run inside pydantic validation and can be tested alone."""
+(qbank/model/question.py), so they run inside pydantic validation and can be tested alone."""

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from qbank.fields import text
+from qbank.model.fields import text
 
 LOWER = frozenset({"mmap", "torch.compile"})
 SPELLINGS = {"gpu": "GPU", "fp16": "FP16", "pytorch": "PyTorch", "int8": "INT8"}

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from qbank.fields import options
+from qbank.model.fields import options
 
 
 @pytest.mark.parametrize(

@@ -16,10 +16,10 @@ from pydantic import BaseModel, ValidationError
 
 from qbank import rules
 from qbank.finding import Finding
-from qbank.model import Question
+from qbank.load import Document, Loc
+from qbank.model.question import Question
+from qbank.model.taxonomy import BankSchema
 from qbank.rules import rule
-from qbank.source import Document, Loc
-from qbank.taxonomy import BankSchema
 
 # A did-you-mean runs difflib over the fields the model accepts there: for the first SUGGESTED
 # unknown keys of a file only, as a typo or two is what it is for (issue 30; benchmarks/README.md,

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from qbank import source
-from qbank.records import validate
+from qbank import load
+from qbank.model.records import validate
 from tests.conftest import EXAMPLES
 
 VALID = EXAMPLES / "valid" / "numeric-claim" / "cloud" / "precision" / "cloud-202611-e000.yaml"
@@ -30,8 +30,8 @@ def test_a_mistyped_key_inside_an_optional_block_gets_a_suggestion(
     # Found by fuzzing: the suggestion searched `HumanReview | None` for a model by searching the
     # same type again, forever (RecursionError, which crashed the audit).
     text = VALID.read_text(encoding="utf-8") + extra
-    document = source.load_text(text, "q.yaml")
-    assert isinstance(document, source.Document)
+    document = load.parse(text, "q.yaml")
+    assert isinstance(document, load.Document)
     _, findings = validate(Path(VALID.name), document, None)
     assert [(f.name, f.line, f.message) for f in findings if f.name == "unknown-key"] == [
         ("unknown-key", line, message)

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from qbank.fields import classification
+from qbank.model.fields import classification
 
 
 def test_zone_bloom_table_is_complete() -> None:

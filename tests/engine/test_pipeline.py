@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO, audit_json, git, run_cli
 
-from qbank import engine, source
+from qbank import engine, load
 from qbank.checks import similar
 
 GOOD = REPO / "questions" / "cloud" / "compute" / "cloud-202611-1c4d.yaml"  # no verify: block
@@ -38,13 +38,13 @@ def bank(tmp_path: Path) -> Path:
 def _loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Record every file read."""
     seen: list[str] = []
-    real = source.read
+    real = load.read
 
     def counting(path: object, shown: str) -> object:
         seen.append(Path(str(path)).name)
         return real(path, shown)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(source, "read", counting)
+    monkeypatch.setattr(load, "read", counting)
     return seen
 
 

@@ -18,9 +18,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from qbank import source
+from qbank import load
 from qbank.finding import Finding
-from qbank.hardware import HARDWARE_FILE, HardwareTable, parse_table
+from qbank.model.hardware import HARDWARE_FILE, HardwareTable, parse_table
 from qbank.rules import rule, rule_of
 
 TAXONOMY_FILE = "taxonomy.yaml"
@@ -79,12 +79,12 @@ def load_bank_schema(schema_dir: Path | None) -> BankSchema | Finding:
 def _read(path: Any, parse: Any) -> Any:
     shown = str(path)
     try:  # a regular file only: opening a FIFO would wait for a writer forever
-        data, _ = source.read_regular(path, source.MAX_BYTES + 1)
+        data, _ = load.read_regular(path, load.MAX_BYTES + 1)
     except OSError as exc:
         return taxonomy(shown, 1, 1, f"cannot read {path.name}: {exc.strerror or exc}")
-    if len(data) > source.MAX_BYTES:
-        return taxonomy(shown, 1, 1, f"{path.name} is larger than {source.MAX_BYTES // 1024} KiB")
-    document = source.load_bytes(data, shown)
+    if len(data) > load.MAX_BYTES:
+        return taxonomy(shown, 1, 1, f"{path.name} is larger than {load.MAX_BYTES // 1024} KiB")
+    document = load.from_bytes(data, shown)
     if isinstance(document, Finding):
         return taxonomy(shown, document.line, document.column, document.message)
     try:
