@@ -24,11 +24,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # tests.bombs: the bombs as the tests build them
 
-from qbank import engine, load  # noqa: E402
+from qbank import engine, load, memo  # noqa: E402
 from qbank.checks import numeric_claims  # noqa: E402
 from qbank.checks.api import Context  # noqa: E402
 from qbank.finding import Finding  # noqa: E402
-from qbank.model.taxonomy import load_bank_schema  # noqa: E402
+from qbank.model.taxonomy import load_bank_tables  # noqa: E402
 from qbank.napkin import equations  # noqa: E402
 from qbank.napkin.meter import metered  # noqa: E402
 from tests.bombs import fraction_sum, question  # noqa: E402
@@ -85,9 +85,7 @@ BOMBS: dict[str, Callable[[], str]] = {
 
 
 def _cold() -> None:
-    equations._line_outcomes.cache_clear()
-    equations._stated.cache_clear()
-    numeric_claims._PROBLEMS.clear()
+    memo.clear()
 
 
 def _timed(data: bytes, context: Context, repeat: int) -> tuple[float, float, int]:
@@ -108,7 +106,7 @@ def _timed(data: bytes, context: Context, repeat: int) -> tuple[float, float, in
 
 
 def bombs(repeat: int, names: list[str]) -> None:
-    schema = load_bank_schema(ROOT / "schema")
+    schema = load_bank_tables(ROOT / "schema")
     assert not isinstance(schema, Finding)
     context = Context(schema, ROOT / "questions")
     print(

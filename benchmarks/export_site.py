@@ -17,7 +17,7 @@ from make_bank import load_bank, variants, write_bank
 from qbank import engine
 from qbank.export import anki, release, site, sqlite
 from qbank.finding import Finding
-from qbank.model.taxonomy import load_bank_schema
+from qbank.model.taxonomy import load_bank_tables
 
 
 def timed(label: str, step, *args):  # type: ignore[no-untyped-def]
@@ -32,7 +32,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         bank, out = Path(tmp) / "bank", Path(tmp) / "out"
         write_bank(variants(load_bank(), n), bank)
-        schema = load_bank_schema(bank / "schema")
+        schema = load_bank_tables(bank / "schema")
         assert not isinstance(schema, Finding)
         report = timed(f"audit ({n} questions)", engine.audit, engine.Settings(records=True), bank)
         chosen = timed("select the release", release.select, report, bank, schema.topic_groups)

@@ -27,14 +27,14 @@ from qbank.checks.bank import entry_of
 from qbank.commands.common import collector_paused
 from qbank.finding import Finding
 from qbank.model.records import validate
-from qbank.model.taxonomy import load_bank_schema
+from qbank.model.taxonomy import load_bank_tables
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def stages(bank: Path) -> tuple[int, collections.Counter[str]]:
     files = engine.targets.sort_files(load.iter_yaml_files(bank / "questions"))
-    schema = load_bank_schema(bank / "schema")
+    schema = load_bank_tables(bank / "schema")
     context = Context(schema, bank / "questions")
     spent: collections.Counter[str] = collections.Counter()
     clock = time.perf_counter

@@ -44,7 +44,7 @@ from qbank.finding import Finding
 from qbank.load import Document, Loc, Positions
 from qbank.model.fields import markers
 from qbank.model.fields import text as text_rules
-from qbank.model.taxonomy import NO_BANK, BankSchema, find_bank_root, load_bank_schema
+from qbank.model.taxonomy import NO_BANK, BankTables, find_bank_root, load_bank_tables
 
 
 @dataclass(frozen=True)
@@ -85,8 +85,8 @@ def fix_paths(paths: Sequence[Path], cwd: Path, check: bool) -> list[FileFix]:
     return [fix_file(file, display_path(file, cwd), schemas.of(file), check) for file in _files(paths, cwd)]
 
 
-def fix_file(file: Path, shown: str, schema: BankSchema | Finding, check: bool) -> FileFix:
-    """Fix one file; `schema` gives the title words, or is the finding that says it is unusable."""
+def fix_file(file: Path, shown: str, tables: BankTables | Finding, check: bool) -> FileFix:
+    """Fix one file; `tables` gives the title words, or is the finding that says it is unusable."""
     refused = atomic.refusal(file)  # before --check too: what would be refused is not reported as fixable
     if refused:
         return FileFix(shown, (), skipped=refused)
@@ -94,7 +94,7 @@ def fix_file(file: Path, shown: str, schema: BankSchema | Finding, check: bool) 
     if isinstance(read, str):
         return FileFix(shown, (), skipped=read)
     document, original, before = read
-    edits, notes = _value_edits(document.data, schema)
+    edits, notes = _value_edits(document.data, tables)
     placed, unplaced = _place(original, document.positions, edits)
     spliced = _splice(original, placed)
     fixed, whitespace, kept = _fix_whitespace(
@@ -141,12 +141,12 @@ class _Schemas:
     """The title words of each bank a run touches, read once per bank."""
 
     def __init__(self) -> None:
-        self._by_bank: dict[Path | None, BankSchema | Finding] = {}
+        self._by_bank: dict[Path | None, BankTables | Finding] = {}
 
-    def of(self, file: Path) -> BankSchema | Finding:
+    def of(self, file: Path) -> BankTables | Finding:
         bank = find_bank_root(file.parent)
         if bank not in self._by_bank:
-            self._by_bank[bank] = load_bank_schema(bank / "schema" if bank else None)
+            self._by_bank[bank] = load_bank_tables(bank / "schema" if bank else None)
         return self._by_bank[bank]
 
 
@@ -191,7 +191,7 @@ def _describe(finding: Finding) -> str:
 # --- what to change ---------------------------------------------------------------------------
 
 
-def _value_edits(data: dict[str, Any], schema: BankSchema | Finding) -> tuple[list[_Edit], list[str]]:
+def _value_edits(data: dict[str, Any], tables: BankTables | Finding) -> tuple[list[_Edit], list[str]]:
     """The marker and title edits of a question, and notes on what was seen but not fixed."""
     if data.get("status") == "deleted":
         return [], []  # a tombstone's text is no longer shown: only whitespace is fixed
@@ -205,10 +205,10 @@ def _value_edits(data: dict[str, Any], schema: BankSchema | Finding) -> tuple[li
                 _marker_edits(("details", key), value, marker_set, edits, notes)
     title = data.get("title")
     if isinstance(title, str):
-        if isinstance(schema, Finding):
-            notes.append(f"title case not fixed: {schema.message}")
+        if isinstance(tables, Finding):
+            notes.append(f"title case not fixed: {tables.message}")
         else:
-            _title_edits(title, schema, edits, notes)
+            _title_edits(title, tables, edits, notes)
     return edits, notes
 
 
@@ -230,12 +230,12 @@ def _marker_edits(
             notes.append(f"{where}: {len(near)} near misses of {marker.label} ({found}); fix by hand")
 
 
-def _title_edits(title: str, schema: BankSchema, edits: list[_Edit], notes: list[str]) -> None:
+def _title_edits(title: str, tables: BankTables, edits: list[_Edit], notes: list[str]) -> None:
     placeholder = text_rules.placeholder_title(title)
     if placeholder:  # a title to rewrite, not to recase: "(tinyml-0290)" must not become "(TinyML-0290)"
         notes.append(f"title case not fixed: {placeholder.message}")
         return
-    words, spellings = schema.lowercase_words, schema.spellings
+    words, spellings = tables.lowercase_words, tables.spellings
     for word, expected in text_rules.title_case_fixes(title, words, spellings):
         if not text_rules.is_safe_case_fix(word, expected, spellings):
             notes.append(

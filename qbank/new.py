@@ -21,7 +21,7 @@ from pathlib import Path
 from qbank import atomic, load
 from qbank.finding import Finding
 from qbank.model.fields import classification, text
-from qbank.model.taxonomy import BankSchema
+from qbank.model.taxonomy import BankTables
 
 ID_ATTEMPTS = 1000  # 4 hex digits give 65,536 ids per track and month; collisions are rare
 
@@ -40,9 +40,9 @@ class Skeleton:
     title: str
 
 
-def create(bank: Path, schema: BankSchema, skeleton: Skeleton, today: date) -> Path:
+def create(bank: Path, tables: BankTables, skeleton: Skeleton, today: date) -> Path:
     """Write the skeleton under `bank`/questions and return its path."""
-    _check(schema, skeleton)
+    _check(tables, skeleton)
     folder = bank / "questions" / skeleton.track / skeleton.competency_area
     taken = {path.stem for path in load.iter_yaml_files(bank / "questions")}
     schema_file = bank / "schema" / "question.schema.json"
@@ -59,12 +59,12 @@ def create(bank: Path, schema: BankSchema, skeleton: Skeleton, today: date) -> P
     raise NewError(f"no free id for {skeleton.track} in {today:%Y-%m} after {ID_ATTEMPTS} tries")
 
 
-def _check(schema: BankSchema, skeleton: Skeleton) -> None:
-    if skeleton.topic not in schema.topics:
-        close = sorted(t for t in schema.topics if skeleton.topic.split("-")[0] in t)[:5]
+def _check(tables: BankTables, skeleton: Skeleton) -> None:
+    if skeleton.topic not in tables.topics:
+        close = sorted(t for t in tables.topics if skeleton.topic.split("-")[0] in t)[:5]
         hint = f" (did you mean {', '.join(close)}?)" if close else ""
         raise NewError(f"unknown topic {skeleton.topic!r}{hint}; topics are listed in schema/taxonomy.yaml")
-    broken = next(text.title_problems(skeleton.title, schema.lowercase_words, schema.spellings), None)
+    broken = next(text.title_problems(skeleton.title, tables.lowercase_words, tables.spellings), None)
     if broken:
         raise NewError(broken[1].message)
 

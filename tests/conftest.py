@@ -17,7 +17,7 @@ from qbank import engine, load
 from qbank.checks.api import Context
 from qbank.cli import main
 from qbank.finding import Finding
-from qbank.model.taxonomy import load_bank_schema
+from qbank.model.taxonomy import load_bank_tables
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "tests" / "examples"
@@ -81,7 +81,7 @@ def findings(
     if isinstance(document, Finding):
         found = [document]
     else:
-        schema = load_bank_schema(REPO / "schema")
+        schema = load_bank_tables(REPO / "schema")
         assert not isinstance(schema, Finding), schema
         _, found, _ = engine.check_document(Path(path), document, Context(schema, REPO / "questions"))
     return [f for f in found if rule is None or rule in (f.name, f.code)]

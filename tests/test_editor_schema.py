@@ -58,8 +58,8 @@ def test_structural_mistakes_are_rejected(old: str, new: str, message: str) -> N
 
 
 def test_topic_enum_is_the_banks_taxonomy() -> None:
-    from qbank.model.taxonomy import load_bank_schema
+    from qbank.model.taxonomy import load_bank_tables
 
-    taxonomy = load_bank_schema(REPO / "schema")
+    taxonomy = load_bank_tables(REPO / "schema")
     assert not isinstance(taxonomy, Finding)
     assert SCHEMA["properties"]["topic"]["enum"] == sorted(taxonomy.topics)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from qbank.model.taxonomy import BankSchema
+from qbank.model.taxonomy import BankTables
 from qbank.napkin.equations import Outcome
 from qbank.similarity import Split
 
@@ -64,7 +64,7 @@ class MathTally:
 class Context:
     """What record checks and repo-wide checks may consult besides the records themselves."""
 
-    schema: BankSchema | None  # None when the bank's schema files are unusable (a `taxonomy` error)
+    tables: BankTables | None  # None when the bank's schema/ files are unusable (a `taxonomy` error)
     questions_root: Path | None
     math: MathTally = field(default_factory=MathTally)  # filled in by the arithmetic check
     memory: Memory | None = None  # the audit cache, for the repo-wide checks only

@@ -39,11 +39,11 @@ def entry_of(document: Document) -> BankEntry:
 
 def check_topic(record: Record, context: Context) -> Iterator[Finding]:
     topic = record.document.data.get("topic")
-    if record.tombstone or not isinstance(topic, str) or context.schema is None:
+    if record.tombstone or not isinstance(topic, str) or context.tables is None:
         # Tombstones skip content rules (rule deletion-reason); a non-string topic is a schema
         # finding; an unusable taxonomy is itself an error finding (rule taxonomy).
         return
-    problem = unknown_topic(topic, context.schema.topics)
+    problem = unknown_topic(topic, context.tables.topics)
     if problem:
         yield _at(record, unknown_topic, "topic", problem.message)
 

@@ -7,12 +7,12 @@ here a number written right after a device's name is compared with `schema/hardw
 from __future__ import annotations
 
 import dataclasses
-import functools
 import re
 from collections.abc import Iterator
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from qbank import memo
 from qbank.checks.api import Context
 from qbank.finding import Finding, Severity
 from qbank.model.hardware import PRECISIONS, Device, HardwareTable, Spec, quantity
@@ -71,12 +71,12 @@ def check_hardware_constants(record: Record, context: Context) -> Iterator[Findi
         - H100: 80 GB of HBM3 and 3.35 TB/s
     """
     details = record.document.data.get("details")
-    schema = context.schema
+    tables = context.tables
     text = details.get("napkin_math") if isinstance(details, dict) else None
-    if record.tombstone or schema is None or not isinstance(text, str):
+    if record.tombstone or tables is None or not isinstance(text, str):
         return
     for line in text.splitlines():
-        for message, severity in _line_problems(line, schema.hardware):
+        for message, severity in _line_problems(line, tables.hardware):
             row, column = record.document.positions.in_value(("details", "napkin_math"), line.strip())
             finding = rule_of(check_hardware_constants).finding(
                 record.document.path, row, column, message, record.question_id
@@ -84,7 +84,7 @@ def check_hardware_constants(record: Record, context: Context) -> Iterator[Findi
             yield dataclasses.replace(finding, severity=severity)
 
 
-@functools.lru_cache(maxsize=8192)  # napkin-math lines recur across a bank (restated steps, shared setups)
+@memo.cached("checks.hardware_constants.line_problems")
 def _line_problems(line: str, table: HardwareTable) -> tuple[tuple[str, Severity], ...]:
     problems = []
     for match, device in table.mentions(line):

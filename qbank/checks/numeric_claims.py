@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from qbank import memo
 from qbank.checks.api import Context
 from qbank.finding import Finding
 from qbank.napkin.equations import FILE_WORK, LINE_WORK
@@ -109,8 +110,7 @@ def _refuted(claim: Any, verify: Any) -> tuple[str | None, int]:
     # and every field, as JSON (the loss scaler's list and mapping fields make the model unhashable).
     key = type(claim), claim.model_dump_json()
     if key not in _PROBLEMS:
-        if len(_PROBLEMS) >= 4096:  # bounded, as the claims a bank repeats are
-            _PROBLEMS.clear()
+        _PROBLEMS.make_room()
         with metered(CLAIM_WORK) as meter:
             problem = _problem(claim, verify.check)
         _PROBLEMS[key] = problem, meter.spent
@@ -118,7 +118,7 @@ def _refuted(claim: Any, verify: Any) -> tuple[str | None, int]:
     return (f"{claim.claim!r} is refuted: {problem}" if problem else None), cost
 
 
-_PROBLEMS: dict[tuple[type, str], tuple[str | None, int]] = {}
+_PROBLEMS = memo.Table("checks.numeric_claims.problems")  # (type, JSON) -> (problem, work)
 
 
 def _problem(claim: Any, check: Callable[[Any], str | None]) -> str | None:

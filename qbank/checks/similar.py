@@ -1,6 +1,6 @@
 """The rules on copies: duplicate-content (question and answer the same, numbers and names aside)
 and near-duplicate (title, scenario and question read almost the same). The measures are in
-qbank/similarity.py."""
+qbank/similarity/."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What the commands share: printing inert lines, the bank and its schema, the collector policy,
+"""What the commands share: printing inert lines, the bank and its tables, the collector policy,
 usage and internal errors."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import click
 
 from qbank.finding import Finding
 
-if typing.TYPE_CHECKING:  # the schema files load only for commands that need a bank
-    from qbank.model.taxonomy import BankSchema
+if typing.TYPE_CHECKING:  # the schema/ files load only for commands that need a bank
+    from qbank.model.taxonomy import BankTables
 
 USAGE_ERROR = 2
 
@@ -59,17 +59,17 @@ def collector_paused() -> Iterator[None]:
         gc.enable()
 
 
-def bank_and_schema() -> tuple[Path, BankSchema]:
-    """The bank above the working directory and its usable schema files, or a usage error."""
-    from qbank.model.taxonomy import NO_BANK, find_bank_root, load_bank_schema
+def bank_and_tables() -> tuple[Path, BankTables]:
+    """The bank above the working directory and its usable schema/ files, or a usage error."""
+    from qbank.model.taxonomy import NO_BANK, find_bank_root, load_bank_tables
 
     bank = find_bank_root(Path.cwd())
     if bank is None:
         raise click.UsageError(NO_BANK)
-    schema = load_bank_schema(bank / "schema")
-    if isinstance(schema, Finding):
-        raise click.UsageError(f"{schema.path}:{schema.line}: {schema.message}")
-    return bank, schema
+    tables = load_bank_tables(bank / "schema")
+    if isinstance(tables, Finding):
+        raise click.UsageError(f"{tables.path}:{tables.line}: {tables.message}")
+    return bank, tables
 
 
 def internal_error() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from qbank.commands.audit import progress_bar
-from qbank.commands.common import bank_and_schema, collector_paused, internal_error, say
+from qbank.commands.common import bank_and_tables, collector_paused, internal_error, say
 
 if typing.TYPE_CHECKING:  # exports load the model and Jinja only when they run
     from qbank.export import files
@@ -122,12 +122,12 @@ def _export(
     from qbank import engine
     from qbank.export import files, release
 
-    bank, schema = bank_and_schema()
+    bank, tables = bank_and_tables()
     try:
         plan = preflight(bank)
         with collector_paused():
             report = engine.audit(engine.Settings(records=True), bank, progress_bar("text"))
-        chosen = release.select(report, bank, schema.topic_groups)
+        chosen = release.select(report, bank, tables.topic_groups)
         write(chosen, plan)
     except (engine.UsageError, files.OutputError) as exc:
         raise click.UsageError(str(exc)) from None

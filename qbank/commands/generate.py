@@ -6,7 +6,7 @@ import datetime
 
 import click
 
-from qbank.commands.common import bank_and_schema
+from qbank.commands.common import bank_and_tables
 
 
 @click.command()
@@ -44,10 +44,10 @@ def generate(
     unknown = [f for f in families if f not in BY_NAME]
     if unknown:
         raise click.UsageError(f"unknown family {unknown[0]!r}; see qbank generate --list")
-    bank, schema = bank_and_schema()
+    bank, tables = bank_and_tables()
     chosen = [BY_NAME[f] for f in families] if families else list(FAMILIES)
     try:
-        run = generator.generate(bank, schema, chosen, per_cell, seed, datetime.date.today(), dry_run, cap)
+        run = generator.generate(bank, tables, chosen, per_cell, seed, datetime.date.today(), dry_run, cap)
     except (generator.TemplateError, ValueError, atomic.WriteError) as exc:
         raise click.ClickException(str(exc)) from None
     verb = "would write" if dry_run else "wrote"

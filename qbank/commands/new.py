@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from qbank.commands.common import bank_and_schema, choices, say
+from qbank.commands.common import bank_and_tables, choices, say
 from qbank.model import vocabulary
 
 
@@ -24,10 +24,10 @@ def new(track: str, competency_area: str, level: str, zone: str, topic: str, tit
     from qbank import new as authoring
     from qbank.engine import display_path
 
-    bank, schema = bank_and_schema()
+    bank, tables = bank_and_tables()
     skeleton = authoring.Skeleton(track, competency_area, level, zone, topic, title)
     try:
-        path = authoring.create(bank, schema, skeleton, datetime.date.today())
+        path = authoring.create(bank, tables, skeleton, datetime.date.today())
     except (authoring.NewError, atomic.WriteError) as exc:
         raise click.UsageError(str(exc)) from None
     except OSError as exc:  # a file where a folder should be, a read-only bank: not a bug in qbank

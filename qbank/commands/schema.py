@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from qbank.commands.common import bank_and_schema, say
+from qbank.commands.common import bank_and_tables, say
 
 
 @click.command()
@@ -18,9 +18,9 @@ def schema(check: bool) -> None:
     from qbank.export.release import schema_text
     from qbank.model.question import json_schema_text
 
-    bank, taxonomy = bank_and_schema()
+    bank, tables = bank_and_tables()
     wanted = {
-        bank / "schema" / "question.schema.json": json_schema_text(taxonomy.topics),
+        bank / "schema" / "question.schema.json": json_schema_text(tables.topics),
         bank / "schema" / "release.schema.json": schema_text(),
     }
     stale = False

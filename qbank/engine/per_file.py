@@ -48,7 +48,7 @@ def check_document(
     from qbank.model.records import validate
 
     mine = replace(context, math=MathTally())  # this file's napkin-math and claim counts
-    record, findings = validate(path, document, context.schema)
+    record, findings = validate(path, document, context.tables)
     for check in RECORD_CHECKS:
         findings += check(record, mine)
     return record, findings, mine.math

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from qbank import load, similarity
+from qbank import load, memo, similarity
 from qbank.checks import BANK_CHECKS, device
 from qbank.checks.api import BankEntry, Context, MathTally
 from qbank.checks.bank import entry_of
@@ -28,7 +28,7 @@ from qbank.engine.targets import (
     partial,
 )
 from qbank.finding import Finding, Severity
-from qbank.model.taxonomy import BankSchema, load_bank_schema
+from qbank.model.taxonomy import BankTables, load_bank_tables
 
 if TYPE_CHECKING:  # the model (pydantic) is imported only when some file is not in the cache
     from qbank.model.records import Record
@@ -65,11 +65,12 @@ def audit(settings: Settings, cwd: Path, progress: Progress = iter) -> Report:
 
 
 def _audit(settings: Settings, cwd: Path, progress: Progress) -> Report:
+    memo.clear("run")  # what an earlier audit in this process read of files (its GPU evidence)
     bank, targets = find_targets(settings, cwd)
     keep = selector(settings.select, settings.ignore)
     notes = [] if bank else [OUTSIDE_A_BANK]
-    schema, findings = _bank_schema(bank, cwd)
-    context = Context(schema, bank / "questions" if bank else None)
+    tables, findings = _bank_tables(bank, cwd)
+    context = Context(tables, bank / "questions" if bank else None)
     files = chosen_files(settings, bank, targets)
     roots = link_roots(bank, targets)
     cache = None if settings.records else Cache.open(bank, settings.cache, notes)
@@ -100,7 +101,7 @@ def _audit(settings: Settings, cwd: Path, progress: Progress) -> Report:
         errors=sum(f.severity is Severity.ERROR for f in findings),
         warnings=sum(f.severity is Severity.WARNING for f in findings),
         deleted=deleted,
-        schema=_origin(schema, cwd),
+        schema=_origin(tables, cwd),
         math=context.math,
         bank_files=len(others),
     )
@@ -157,9 +158,9 @@ def _bank_entries(
     return entries
 
 
-def _bank_schema(bank: Path | None, cwd: Path) -> tuple[BankSchema | None, list[Finding]]:
+def _bank_tables(bank: Path | None, cwd: Path) -> tuple[BankTables | None, list[Finding]]:
     """The bank's taxonomy and title words, or the error finding that says why they are unusable."""
-    loaded = load_bank_schema(bank / "schema" if bank else None)
+    loaded = load_bank_tables(bank / "schema" if bank else None)
     if isinstance(loaded, Finding):  # fail closed: an error, and the topic check has nothing to use
         return None, [replace(loaded, path=display_path(Path(loaded.path), cwd))]
     return loaded, []
@@ -172,7 +173,7 @@ def _evidence(bank: Path, cwd: Path) -> list[Finding]:
     return list(device.evidence_record(bank / "evidence", lambda path: display_path(path, cwd)))
 
 
-def _origin(schema: BankSchema | None, cwd: Path) -> str:
-    if schema is None:
+def _origin(tables: BankTables | None, cwd: Path) -> str:
+    if tables is None:
         return "unusable"
-    return schema.origin if schema.origin == "builtin" else display_path(Path(schema.origin), cwd)
+    return tables.origin if tables.origin == "builtin" else display_path(Path(tables.origin), cwd)

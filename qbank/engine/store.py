@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import functools
 import hashlib
 import json
 import os
@@ -48,7 +47,7 @@ from dataclasses import astuple
 from pathlib import Path
 from typing import Any
 
-from qbank import load
+from qbank import load, memo
 from qbank.checks.api import BankEntry, KeyPair
 from qbank.engine.per_file import Result
 from qbank.finding import Finding, Severity
@@ -296,7 +295,7 @@ def _schema(db: sqlite3.Connection) -> tuple[object, ...]:
     return (version, *rows) if version or rows else ()
 
 
-@functools.cache
+@memo.cached("engine.store.ours")
 def _ours() -> tuple[object, ...]:
     """The schema qbank makes, as SQLite stores it (made once a process, in memory)."""
     db = sqlite3.connect(":memory:")

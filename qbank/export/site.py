@@ -19,7 +19,6 @@ at one of those names is replaced only when the manifest proves it is the last b
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import re
@@ -37,6 +36,7 @@ from urllib.parse import urlencode
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
+from qbank import memo
 from qbank.export import files, markdown
 from qbank.export.release import Release, document
 from qbank.model import vocabulary
@@ -109,7 +109,7 @@ def _page_names(release: Release) -> list[str]:
     return [page_name(entry.id) for entry in release.entries]
 
 
-@functools.cache
+@memo.cached("export.site.static_names")
 def static_names() -> tuple[str, ...]:
     """The files every build writes, whatever the release: the assets, the index and coverage pages."""
     return (*(name for name, _ in _assets()), INDEX_SCRIPT, INDEX, COVERAGE)

@@ -33,7 +33,7 @@ from qbank.finding import Finding
 from qbank.generate import emit
 from qbank.generate.draft import Draft
 from qbank.generate.tables import Tables
-from qbank.model.taxonomy import BankSchema
+from qbank.model.taxonomy import BankTables
 from qbank.new import write_new
 
 # Drills are drills (issue 26): a rendered question is a few lines of arithmetic, which is what the
@@ -69,7 +69,7 @@ class Run:
     """State of one generation run: what the bank holds, and what has been accepted."""
 
     bank: Path
-    schema: BankSchema
+    bank_tables: BankTables
     tables: Tables
     today: date
     taken_ids: set[str]
@@ -136,7 +136,7 @@ def check(run: Run, path: Path, content: str) -> None:
     document = load.parse(content, str(path))
     if isinstance(document, Finding):
         raise TemplateError(f"{document.message}\n{content}")
-    _, findings, _ = check_document(path, document, Context(run.schema, run.bank / "questions"))
+    _, findings, _ = check_document(path, document, Context(run.bank_tables, run.bank / "questions"))
     if findings:
         shown = "\n".join(f"{f.line}:{f.column} {f.name} {f.message}" for f in findings)
         raise TemplateError(f"{shown}\n{content}")
@@ -181,7 +181,7 @@ def cells_of(families: list[Family]) -> Iterator[tuple[str, str]]:
 
 def generate(
     bank: Path,
-    schema: BankSchema,
+    bank_tables: BankTables,
     families: list[Family],
     per_cell: int,
     seed: int,
@@ -194,8 +194,8 @@ def generate(
     written questions leave, they do not compete with them."""
     from qbank.generate.tables import load_models
 
-    tables = Tables(schema.hardware, load_models(bank / "schema"))
-    run = Run(bank, schema, tables, today, set(), similarity.Index())
+    tables = Tables(bank_tables.hardware, load_models(bank / "schema"))
+    run = Run(bank, bank_tables, tables, today, set(), similarity.Index())
     have: dict[tuple[str, str, str], int] = {}
     held: dict[tuple[str, str], int] = {}  # live questions per cell, written or generated
     for path in load.iter_yaml_files(bank / "questions"):

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from qbank import memo
 from qbank.finding import Finding
 from qbank.gpu import evidence
 from qbank.load import from_bytes, read
@@ -68,7 +68,7 @@ class Evidence:
     literature_problems: tuple[str, ...] = ()  # an unusable literature file: every claim inconclusive
 
 
-@lru_cache(maxsize=4)
+@memo.cached("gpu.resolve.load")
 def load(evidence_dir: Path | None) -> Evidence:
     """The bank's evidence: records that are well formed and agree with their own outputs (replayed
     through their probe, qbank/gpu/recheck.py), and a Problem for every file or line that is not

@@ -9,13 +9,13 @@ enforces the hostile-input rules that a plain `yaml.load(CSafeLoader)` does not:
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterator
 from typing import Any
 
 import yaml
 
+from qbank import memo
 from qbank.finding import Finding
 from qbank.load.document import Document, Loc, Positions, _Marks, line_col
 from qbank.load.rules import (
@@ -158,7 +158,7 @@ def _prefix_over(text: str, limit: int) -> bool:
     return False
 
 
-@functools.lru_cache(maxsize=64)
+@memo.cached("load.walker.long_runs")
 def _long_runs(length: int) -> re.Pattern[str]:
     """A line break and then `length` characters that a line prefix is made of."""
     return re.compile(r"\n[ \t?-]{" + str(length) + "}")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from qbank import memo
 from qbank.napkin import units
 from qbank.napkin.evaluate import evaluate, parse
 from qbank.napkin.lexer import NapkinError, tokenize
@@ -108,7 +109,7 @@ def _pattern(node: dict[str, Any]) -> str:
     return f"(?:{body})?" if "" in node else body
 
 
-@functools.lru_cache(maxsize=4096)  # the table's values repeat (`80 GB`), each read both ways
+@memo.cached("model.hardware.quantity")
 def quantity(text: str, binary: bool = False) -> tuple[Fraction, units.Dims]:
     """`3.35 TB/s` as (3350000000000, B/s); with `binary`, `80 GB` reads as 80 GiB. NapkinError if unreadable."""
     node = parse(tokenize(text)).node

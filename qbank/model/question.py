@@ -7,7 +7,7 @@ types are strict (a YAML `5` is not a string, `"5"` is not an int), and the cont
 
 Validation context (a dict passed to `model_validate`):
   tombstone: True for `status: deleted`; content rules are then skipped (rule deletion-reason).
-  schema: the bank's BankSchema, for the title word lists.
+  tables: the bank's BankTables, for the title word lists.
 """
 
 from __future__ import annotations
@@ -63,10 +63,10 @@ def _content(check: Callable[[Any], Problem | None]) -> AfterValidator:
 def _title(value: str, info: ValidationInfo) -> str:
     if _is_tombstone(info):
         return value
-    schema = info.context.get("schema") if info.context else None
-    words = (schema.lowercase_words, schema.spellings) if schema else ((), {})
+    tables = info.context.get("tables") if info.context else None
+    words = (tables.lowercase_words, tables.spellings) if tables else ((), {})
     problems = text.title_problems(value, *words)
-    if info.context and schema is None:
+    if info.context and tables is None:
         # The bank's title words are unusable: the audit already fails with a `taxonomy` error, and
         # title case without them would flag every listed lower-case word (ms, x86) as well.
         problems = (p for p in problems if p[0] is not text.title_case)

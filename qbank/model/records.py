@@ -18,7 +18,7 @@ from qbank import rules
 from qbank.finding import Finding
 from qbank.load import Document, Loc
 from qbank.model.question import Question
-from qbank.model.taxonomy import BankSchema
+from qbank.model.taxonomy import BankTables
 from qbank.rules import rule
 
 # A did-you-mean runs difflib over the fields the model accepts there: for the first SUGGESTED
@@ -45,9 +45,9 @@ class Record:
         return self.document.data.get("status") == "deleted"
 
 
-def validate(file: Path, document: Document, schema: BankSchema | None) -> tuple[Record, list[Finding]]:
+def validate(file: Path, document: Document, tables: BankTables | None) -> tuple[Record, list[Finding]]:
     record = Record(file, document, None)
-    context = {"tombstone": record.tombstone, "schema": schema}
+    context = {"tombstone": record.tombstone, "tables": tables}
     try:
         question = Question.model_validate(document.data, context=context)
     except ValidationError as exc:

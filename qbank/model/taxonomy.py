@@ -29,7 +29,7 @@ _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
 @dataclass(frozen=True)
-class BankSchema:
+class BankTables:
     """What the checks need from `schema/`: topics, the words titles may use as written, hardware."""
 
     origin: str  # the folder it came from, or "builtin"
@@ -55,7 +55,7 @@ def find_bank_root(start: Path) -> Path | None:
     return None
 
 
-def load_bank_schema(schema_dir: Path | None) -> BankSchema | Finding:
+def load_bank_tables(schema_dir: Path | None) -> BankTables | Finding:
     """Read the schema files of a bank, or the package's copies when `schema_dir` is None."""
     if schema_dir is None:
         folder = resources.files("qbank") / "data"
@@ -73,7 +73,7 @@ def load_bank_schema(schema_dir: Path | None) -> BankSchema | Finding:
     hardware = _read(folder / HARDWARE_FILE, parse_table)
     if isinstance(hardware, Finding):
         return hardware
-    return BankSchema(origin, topics, lowercase, spellings, hardware)
+    return BankTables(origin, topics, lowercase, spellings, hardware)
 
 
 def _read(path: Any, parse: Any) -> Any:

@@ -23,6 +23,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from qbank import memo
 from qbank.napkin import symbolic, units
 from qbank.napkin.evaluate import (
     FUNCTIONS,
@@ -210,7 +211,7 @@ def _has_math(line: str) -> bool:
 # Lines recur: realistic_solution restates the napkin math, and questions share steps. A line's
 # outcomes are computed once and then shared, which is safe because they are frozen; so is the work
 # they cost, which each file that has the line is charged again, as if it had computed them itself.
-@functools.lru_cache(maxsize=16384)
+@memo.cached("napkin.equations.line_outcomes")
 def _line_outcomes(line: str) -> tuple[tuple[Outcome, ...], int]:
     """The outcomes of one source line, each knowing that line (skipped relations left out), and
     the work they cost."""
@@ -254,7 +255,7 @@ def stated(text: str) -> tuple[Fraction, Fraction | None]:
     return found
 
 
-@functools.lru_cache(maxsize=4096)  # claims state the same few numbers all through a bank (65,536, 2^-24)
+@memo.cached("napkin.equations.stated")
 def _stated(text: str) -> tuple[tuple[Fraction, Fraction | None] | NapkinError, int]:
     """A stated number or why it is not one (both kept by the memory), and the work it cost."""
     with metered(LINE_WORK) as meter:

@@ -20,7 +20,6 @@ operation is charged to the work meter (qbank/napkin/meter.py), which bounds the
 
 from __future__ import annotations
 
-import functools
 import math
 import sys
 from collections.abc import Callable, Sequence
@@ -30,6 +29,7 @@ from decimal import Context, Decimal
 from fractions import Fraction
 from typing import Any, NamedTuple
 
+from qbank import memo
 from qbank.napkin import units
 from qbank.napkin.lexer import MAX_EXPONENT, LimitError, NapkinError, Token
 from qbank.napkin.meter import OPERATION, charge, spend
@@ -321,13 +321,13 @@ def _compound_known(word: str) -> bool:
     return len(parts) > 1 and all(p in units.UNITS or p in units.COUNTS or p.isupper() for p in parts)
 
 
-@functools.lru_cache(maxsize=4096)  # asked of every word, many times, while finding terms
+@memo.cached("napkin.evaluate.is_unit")
 def is_unit(word: str) -> bool:
     """A unit, alone or joined to a count: `GB`, `GPU-hours`."""
     return word in units.UNITS or _compound_known(word)
 
 
-@functools.lru_cache(maxsize=4096)
+@memo.cached("napkin.evaluate.is_known")
 def is_known(word: str) -> bool:
     """A unit or a count word (`tokens`): not a note whose meaning qbank has to guess."""
     return is_unit(word) or units.counts_things(word)
@@ -389,7 +389,7 @@ def _number(value: Fraction, suffix: str, mode: Mode) -> Quantity:
     return Quantity(value * SUFFIX.get(suffix, 1))
 
 
-@functools.lru_cache(maxsize=16384)  # the same words, read in every mode of every equation
+@memo.cached("napkin.evaluate.unit_of")
 def unit_of(word: str, mode: Mode) -> Quantity:
     """One of the unit a word names; 1 for a count or a note, `hr` for `GPU-hr`."""
     factor, dims = Fraction(1), units.NONE
@@ -400,7 +400,7 @@ def unit_of(word: str, mode: Mode) -> Quantity:
     return Quantity(factor, dims)
 
 
-@functools.lru_cache(maxsize=4096)
+@memo.cached("napkin.evaluate.mode_dependent")
 def mode_dependent(word: str) -> bool:
     """Whether a word names a different unit in some mode (`KB`, `GPU-MB`): see `units.Mode`."""
     first = unit_of(word, units.MODES[0])

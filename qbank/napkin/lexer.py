@@ -9,10 +9,11 @@ A math character written out as an escape (`\\u2248`) is read as the character.
 
 from __future__ import annotations
 
-import functools
 import re
 from fractions import Fraction
 from typing import NamedTuple
+
+from qbank import memo
 
 SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 _SUPER_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")
@@ -171,7 +172,7 @@ def _is_range(tokens: list[Token], text: str, pos: int, spaced: bool) -> bool:
     return not opened and left is not None and left < right
 
 
-@functools.lru_cache(maxsize=4096)  # the same few numbers recur all through a bank
+@memo.cached("napkin.lexer.literal")
 def _literal(raw: str, kind: str) -> tuple[Fraction, Fraction]:
     if kind == "hex":
         return Fraction(int(raw, 16)), Fraction(1)

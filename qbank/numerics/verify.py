@@ -3,13 +3,19 @@ sentence saying what is true instead.
 
 Kinds and their references: research/fp16-gpu.md §2 (K1–K10); the loss scaler mirrors the ATen
 update kernel quoted in §2.4 (`_amp_update_scale_`), with the scale kept in float32.
+
+Imported only where claims are checked (checks/numeric_claims.py imports it when a question has
+one), so numpy is imported here at the top.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
+
+import numpy as np
 
 from qbank.napkin.equations import agrees, stated
 from qbank.napkin.evaluate import format_number, parse
@@ -21,8 +27,6 @@ from qbank.numerics.formats import FORMATS, NAN, Rounded, numpy_dtype
 def flushes_subnormals() -> bool:
     """True when this process flushes float32 subnormals to zero (FTZ/DAZ set by a library built
     with -ffast-math, or by torch.set_flush_denormal): bfloat16 results would be wrong (P13)."""
-    import numpy as np
-
     tiny = np.float32(1e-40)
     return bool(tiny * np.float32(1) == 0 or np.nextafter(np.float32(0), np.float32(1)) == 0)
 
@@ -127,8 +131,6 @@ def _round_trip(claim: c.RoundTrip) -> str | None:
 
 
 def _arithmetic(claim: c.Arithmetic) -> str | None:
-    import numpy as np
-
     dtype = numpy_dtype(claim.dtype)
     work = np.dtype("float32") if claim.rounding == "fp32_then_cast" else dtype
     node = parse(tokenize(normalise(claim.expr))).node
@@ -142,8 +144,6 @@ def _arithmetic(claim: c.Arithmetic) -> str | None:
 
 def _in_dtype(node: tuple[Any, ...], dtype: Any) -> Any:
     """Evaluate +, -, *, / with numpy scalars of `dtype`: each operation rounds (eager kernels)."""
-    import numpy as np
-
     kind = node[0]
     if kind == "num" and not node[2]:  # each literal rounded once, exactly (formats.py)
         return np.asarray(float(FORMATS[dtype.name].round(node[1])), dtype=dtype)[()]
@@ -158,8 +158,6 @@ def _in_dtype(node: tuple[Any, ...], dtype: Any) -> Any:
 
 
 def _rounded_of(value: Any) -> Rounded:
-    import math
-
     f = float(value)
     if math.isnan(f):
         return NAN
@@ -169,8 +167,6 @@ def _rounded_of(value: Any) -> Rounded:
 
 
 def _accumulation(claim: c.Accumulation) -> str | None:
-    import numpy as np
-
     fmt = FORMATS[claim.dtype]
     dtype = numpy_dtype(claim.dtype)
     addend = fmt.round(stated(claim.addend)[0])
@@ -194,8 +190,6 @@ def _accumulation(claim: c.Accumulation) -> str | None:
 
 
 def _pairwise(values: Any) -> Any:
-    import numpy as np
-
     while len(values) > 1:
         if len(values) % 2:
             values = np.append(values, values.dtype.type(0))
@@ -207,8 +201,6 @@ def _loss_scaler(claim: c.LossScaler) -> str | None:
     """PyTorch GradScaler (ATen `_amp_update_scale_`): on inf/NaN the step is skipped, the scale is
     multiplied by backoff_factor and the clean-step counter resets; after growth_interval clean steps
     in a row the scale is multiplied by growth_factor unless that would be inf in float32."""
-    import numpy as np
-
     scale = _float32(claim.init_scale)
     growth = _float32(claim.growth_factor)
     backoff = _float32(claim.backoff_factor)
@@ -243,8 +235,6 @@ def _loss_scaler(claim: c.LossScaler) -> str | None:
 def _float32(text: str) -> Any:
     """A number as GradScaler keeps it, in float32. One past float32's range is refused: its float
     would be inf, and past 1.8e308 (`1e400`) Python cannot even make the float."""
-    import numpy as np
-
     value = stated(text)[0]
     if abs(value) > FORMATS["float32"].max:
         raise NapkinError(f"{text} is beyond the range of float32")

@@ -9,9 +9,9 @@ from conftest import REPO
 
 from qbank.checks.hardware_constants import _line_problems
 from qbank.finding import Severity
-from qbank.model.taxonomy import load_bank_schema
+from qbank.model.taxonomy import load_bank_tables
 
-TABLE = load_bank_schema(REPO / "schema").hardware  # type: ignore[union-attr]
+TABLE = load_bank_tables(REPO / "schema").hardware  # type: ignore[union-attr]
 
 
 def problems(line: str) -> list[Severity]:
@@ -68,5 +68,5 @@ def test_a_broken_table_fails_closed(tmp_path: Path) -> None:
     (tmp_path / "hardware.yaml").write_text(
         "version: 1\ndevices:\n  h100:\n    name: H100\n    aliases: [H100]\n"
     )
-    finding = load_bank_schema(tmp_path)
+    finding = load_bank_tables(tmp_path)
     assert getattr(finding, "name", None) == "taxonomy" and "source" in finding.message  # type: ignore[union-attr]

@@ -12,7 +12,7 @@ from qbank import engine
 from qbank.export import release, site
 from qbank.export.release import Release
 from qbank.finding import Finding
-from qbank.model.taxonomy import load_bank_schema
+from qbank.model.taxonomy import load_bank_tables
 from tests.conftest import REPO
 from tests.export import hostile
 
@@ -187,7 +187,7 @@ def browser():  # type: ignore[no-untyped-def]
 
 def release_of(root: Path) -> Release:
     """What `qbank export` would release from the bank at `root`."""
-    schema = load_bank_schema(root / "schema")
+    schema = load_bank_tables(root / "schema")
     assert not isinstance(schema, Finding), schema
     report = engine.audit(engine.Settings(records=True), root)
     return release.select(report, root, schema.topic_groups)

@@ -33,7 +33,7 @@ from qbank.export import release
 from qbank.export.release import Entry, Release, exported
 from qbank.finding import Finding, Severity
 from qbank.model.question import Question
-from qbank.model.taxonomy import load_bank_schema
+from qbank.model.taxonomy import load_bank_tables
 from tests.conftest import REPO
 
 
@@ -273,7 +273,7 @@ def _field(location: tuple[str | int, ...]) -> str:
 
 
 def validation_context() -> dict[str, Any]:
-    schema = load_bank_schema(REPO / "schema")
+    schema = load_bank_tables(REPO / "schema")
     assert not isinstance(schema, Finding), schema
     return {"tombstone": False, "schema": schema}
 
@@ -290,7 +290,7 @@ def release_bank(root: Path, questions: list[Hostile]) -> tuple[Release, list[Ho
             break
         refused = {(f.question_id, lines[f.question_id or ""][f.line]) for f in errors}
         questions = [q.refuse({field for name, field in refused if name == q.id}) for q in questions]
-    schema = load_bank_schema(root / "schema")
+    schema = load_bank_tables(root / "schema")
     assert not isinstance(schema, Finding), schema
     chosen = release.select(report, root, schema.topic_groups)
     assert [e.id for e in chosen.entries] == [q.id for q in questions], errors

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from qbank.model.question import Question
-from qbank.model.taxonomy import BankSchema, load_bank_schema
+from qbank.model.taxonomy import BankTables, load_bank_tables
 from qbank.napkin import units
 from qbank.napkin.evaluate import FUNCTIONS, MAX_BITS
 from qbank.napkin.lexer import MAX_EXPONENT
@@ -308,8 +308,8 @@ def _field_values() -> dict[str, st.SearchStrategy[Any]]:
     """Values for fields that a type alone describes badly: the right id keeps the path rule quiet,
     prose gets words and markers, napkin math gets equations."""
     prose = st.lists(st.one_of(st.sampled_from(PROSE_WORDS), hostile_text(8)), max_size=30).map(" ".join)
-    schema = load_bank_schema(REPO / "schema")
-    topics = sorted(schema.topics) if isinstance(schema, BankSchema) else ["mixed-precision-training"]
+    schema = load_bank_tables(REPO / "schema")
+    topics = sorted(schema.topics) if isinstance(schema, BankTables) else ["mixed-precision-training"]
     return {
         "id": st.one_of(st.just(DEFAULT_FILE.stem), st.text("abcz09-", min_size=1, max_size=12)),
         "title": st.one_of(st.just("Loss Scaling Keeps FP16 Gradients Representable"), hostile_text()),

@@ -36,7 +36,7 @@ from qbank.engine import store as audit_cache
 from qbank.finding import Finding, Severity
 from qbank.gpu import evidence, resolve
 from qbank.gpu.recheck import contradiction  # bound here: the oracle stays itself when a test patches qbank's
-from qbank.model.taxonomy import load_bank_schema
+from qbank.model.taxonomy import load_bank_tables
 from qbank.napkin import equations, evaluate, lexer
 from qbank.napkin.meter import metered
 
@@ -160,7 +160,7 @@ def load(data: bytes, shown: str = "q.yaml") -> loading.Document | Finding:
 
 @cache
 def _context() -> Context:
-    schema = load_bank_schema(REPO / "schema")
+    schema = load_bank_tables(REPO / "schema")
     assert not isinstance(schema, Finding), schema
     return Context(schema, QUESTIONS)
 

@@ -17,7 +17,7 @@ from qbank.generate import Family, Run
 from qbank.generate.draft import Draft
 from qbank.generate.families import FAMILIES
 from qbank.generate.tables import Tables, load_models
-from qbank.model.taxonomy import load_bank_schema
+from qbank.model.taxonomy import load_bank_tables
 from tests.conftest import REPO, audit_json, run_cli
 
 TODAY = date(2026, 11, 22)
@@ -32,7 +32,7 @@ def bank(tmp_path: Path) -> Path:
 
 
 def _run(bank: Path) -> Run:
-    schema = load_bank_schema(bank / "schema")
+    schema = load_bank_tables(bank / "schema")
     tables = Tables(schema.hardware, load_models(bank / "schema"))
     return Run(bank, schema, tables, TODAY, set(), similarity.Index())
 
@@ -142,7 +142,7 @@ def test_a_family_that_runs_dry_leaves_its_share_to_the_others(bank: Path) -> No
     for order in ([latency, dry], [dry, latency]):  # the share moves on within a round and to the next round
         shutil.rmtree(bank / "questions")
         (bank / "questions").mkdir()
-        schema = load_bank_schema(bank / "schema")
+        schema = load_bank_tables(bank / "schema")
         run = generator.generate(bank, schema, order, per_cell=4, seed=1, today=TODAY, dry_run=True)
         assert len(run.written) == 4 * len(latency.cells), [f.name for f in order]
 

@@ -13,9 +13,9 @@ import yaml
 from conftest import REPO
 
 from qbank.model.hardware import HardwareTable, alternation, quantity
-from qbank.model.taxonomy import load_bank_schema
+from qbank.model.taxonomy import load_bank_tables
 
-TABLE: HardwareTable = load_bank_schema(REPO / "schema").hardware  # type: ignore[union-attr]
+TABLE: HardwareTable = load_bank_tables(REPO / "schema").hardware  # type: ignore[union-attr]
 
 # Where mlsysim keeps each figure we also keep (its hardware/data/<tier>/<Chip>.yaml files).
 MLSYSIM_FIELDS = {

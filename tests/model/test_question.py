@@ -8,7 +8,7 @@ import pytest
 
 from qbank import load
 from qbank.model.records import validate
-from qbank.model.taxonomy import BankSchema, load_bank_schema
+from qbank.model.taxonomy import BankTables, load_bank_tables
 from tests.conftest import EXAMPLES, REPO
 
 VALID = EXAMPLES / "valid" / "numeric-claim" / "cloud" / "precision" / "cloud-202611-e000.yaml"
@@ -26,7 +26,7 @@ def test_an_optional_prose_field_left_empty_is_absent(field: str, indent: str) -
     text = "\n".join([*lines[:start], f"{indent}{field}:", *lines[end:]]) + "\n"
     document = load.parse(text, "q.yaml")
     assert isinstance(document, load.Document)
-    schema = load_bank_schema(REPO / "schema")
-    assert isinstance(schema, BankSchema)
+    schema = load_bank_tables(REPO / "schema")
+    assert isinstance(schema, BankTables)
     record, findings = validate(Path(VALID.name), document, schema)
     assert findings == [] and record.question is not None

@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable, Collection, Iterator, Mapping
 from functools import partial
 
+from qbank import memo
 from qbank.rules import Problem, rule
 
 TITLE_MAX = 120
@@ -213,7 +214,7 @@ def _at_edge(raws: list[str], index: int) -> bool:
     return index == 0 or index == len(raws) - 1 or raws[index - 1].endswith(":")
 
 
-_JUDGED: dict[tuple[str, bool], tuple[str, str]] = {}
+_JUDGED = memo.Table("model.fields.text.judged")  # (token, edge) -> (word, expected spelling)
 _JUDGED_FOR: list[object] = [None, None]  # the word lists _JUDGED was made with (held: ids stay theirs)
 
 
@@ -224,9 +225,10 @@ def _judgements(
     punctuation, and its expected spelling. Kept for the word lists last asked with (a bank's, for
     a whole audit): title words recur across a bank, and judging each one again was most of the
     title rules' time."""
-    if _JUDGED_FOR[0] is not lowercase or _JUDGED_FOR[1] is not spellings or len(_JUDGED) >= 65536:
-        _JUDGED.clear()  # bounded, as a bank's vocabulary is
+    if _JUDGED_FOR[0] is not lowercase or _JUDGED_FOR[1] is not spellings:
+        _JUDGED.clear()
         _JUDGED_FOR[:] = [lowercase, spellings]
+    _JUDGED.make_room()
     return _JUDGED
 
 

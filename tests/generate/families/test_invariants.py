@@ -16,7 +16,7 @@ from qbank.generate.draft import Draft
 from qbank.generate.families import BY_NAME, FAMILIES, llm, tiny
 from qbank.generate.families.common import MOBILE_USES
 from qbank.generate.tables import Tables, load_models
-from qbank.model.taxonomy import load_bank_schema
+from qbank.model.taxonomy import load_bank_tables
 from tests.conftest import REPO
 
 DRAWS = 60
@@ -24,7 +24,7 @@ DRAWS = 60
 
 @pytest.fixture(scope="module")
 def tables() -> Tables:
-    schema = load_bank_schema(REPO / "schema")
+    schema = load_bank_tables(REPO / "schema")
     return Tables(schema.hardware, load_models(REPO / "schema"))
 
 

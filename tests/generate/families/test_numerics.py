@@ -12,7 +12,7 @@ import pytest
 
 from qbank.generate.families import numerics
 from qbank.generate.tables import Tables, load_models
-from qbank.model.taxonomy import load_bank_schema
+from qbank.model.taxonomy import load_bank_tables
 from qbank.numerics.formats import FORMATS
 from tests.conftest import REPO
 
@@ -26,7 +26,7 @@ DTYPES = {
 
 @pytest.fixture(scope="module")
 def tables() -> Tables:
-    schema = load_bank_schema(REPO / "schema")
+    schema = load_bank_tables(REPO / "schema")
     return Tables(schema.hardware, load_models(REPO / "schema"))
 
 

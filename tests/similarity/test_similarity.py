@@ -21,6 +21,7 @@ from qbank import similarity
 from qbank.checks import similar
 from qbank.checks.api import BankEntry, KeyPair
 from qbank.engine import runner
+from qbank.similarity import minhash
 
 SCENARIO = (
     "A 7B model serves chat traffic on one A100 40GB with a batch of 16 and 2,048-token contexts; "
@@ -78,14 +79,14 @@ def test_confirming_in_two_processes_finds_what_one_process_finds(
 ) -> None:
     entries = _entries({f"q{k:03}": text for k, text in enumerate(_texts(400, 60))})
     alone = similar.near_duplicates(entries)
-    confirmed = similarity._confirmed
+    confirmed = minhash._confirmed
 
     def spy(*args: Any) -> Any:
         (tmp_path / str(os.getpid())).touch()  # each process that confirms candidates leaves its pid
         return confirmed(*args)
 
-    monkeypatch.setattr(similarity, "_confirmed", spy)
-    monkeypatch.setattr(similarity, "SPLIT_MIN", 1)
+    monkeypatch.setattr(minhash, "_confirmed", spy)
+    monkeypatch.setattr(minhash, "SPLIT_MIN", 1)
     assert similar.near_duplicates(entries, split=None) == alone
     assert len(list(tmp_path.iterdir())) == 1
     both = similar.near_duplicates(entries, split=runner.in_two_processes)
@@ -125,7 +126,7 @@ def test_one_batch_of_signatures_equals_one_set_at_a_time() -> None:
 
 def test_exact_similarities_in_numpy_equal_jaccard() -> None:
     sets = [similarity.shingles(t) for t in _texts(40, 20)] + [frozenset(), frozenset()]
-    tokens = similarity._Tokens([similarity.pack(s) for s in sets])
+    tokens = minhash._Tokens([similarity.pack(s) for s in sets])
     pairs = list(combinations(range(len(sets)), 2))
     left, right = (np.array(side) for side in zip(*pairs, strict=True))
     assert tokens.jaccards(left, right).tolist() == [similarity.jaccard(sets[i], sets[j]) for i, j in pairs]
