@@ -17,12 +17,11 @@ from __future__ import annotations
 import collections
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 
 from qbank import engine, load, similarity
 from qbank.checks import RECORD_CHECKS
-from qbank.checks.api import Context, MathTally
+from qbank.checks.api import Context
 from qbank.checks.bank import entry_of
 from qbank.commands.common import collector_paused
 from qbank.finding import Finding
@@ -50,12 +49,11 @@ def stages(bank: Path) -> tuple[int, collections.Counter[str]]:
         spent["parse and walk"] += loaded - read
         if isinstance(document, Finding):
             continue
-        mine = replace(context, math=MathTally())
         record, _ = validate(file, document, schema)
         spent["validate (model and content rules)"] += clock() - loaded
         for check in RECORD_CHECKS:
             start = clock()
-            list(check(record, mine))
+            list(check(record, context))
             spent[check.__name__] += clock() - start
         start = clock()
         entries.append(entry_of(document))

@@ -81,9 +81,9 @@ def findings(
     if isinstance(document, Finding):
         found = [document]
     else:
-        schema = load_bank_tables(REPO / "schema")
-        assert not isinstance(schema, Finding), schema
-        _, found, _ = engine.check_document(Path(path), document, Context(schema, REPO / "questions"))
+        tables = load_bank_tables(REPO / "schema")
+        assert not isinstance(tables, Finding), tables
+        _, found, _ = engine.check_document(Path(path), document, Context(tables, REPO / "questions"))
     return [f for f in found if rule is None or rule in (f.name, f.code)]
 
 

@@ -2,7 +2,8 @@
 its napkin-math and device-claim tally, and the BankEntry the repo-wide rules read per file.
 
 The contract of a check, by scope (qbank/checks/__init__.py lists them):
-    record check: (Record, Context) -> Iterator[Finding], run on every loaded file
+    record check: (Record, Context) -> Iterator[Finding | MathTally], run on every loaded file (a
+                  check that counts, as the napkin-math and device-claim checks do, yields its counts)
     bank check:   (Sequence[BankEntry], Context) -> Iterator[Finding], run once over the bank
 Field rules (value -> Problem | None) live in qbank/model/fields/ and run inside the model.
 This module imports nothing of qbank above the napkin and taxonomy layers, so the engine, the audit
@@ -11,7 +12,7 @@ cache and the generator can use these types without importing a check.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -54,6 +55,9 @@ class MathTally:
     def counts(self) -> tuple[int, int, int, int]:
         return (self.equations, self.checked, self.failed, self.device_claims_confirmed)
 
+    def add_tally(self, other: MathTally) -> None:
+        self.add_counts(*other.counts())
+
     def add(self, outcome: Outcome) -> None:
         self.equations += 1
         self.checked += outcome.status in ("ok", "arithmetic", "unit-mismatch", "labels")
@@ -66,7 +70,6 @@ class Context:
 
     tables: BankTables | None  # None when the bank's schema/ files are unusable (a `taxonomy` error)
     questions_root: Path | None
-    math: MathTally = field(default_factory=MathTally)  # filled in by the arithmetic check
     memory: Memory | None = None  # the audit cache, for the repo-wide checks only
     split: Split | None = None  # the runner's two-process confirmation, when the run may use two
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from qbank.checks.api import Context
+from qbank.checks.api import Context, MathTally
 from qbank.finding import Finding, Severity
 from qbank.napkin.equations import Budget, Outcome, calculations, check_text
 from qbank.rules import declare
@@ -20,25 +20,27 @@ if TYPE_CHECKING:  # the model (pydantic) loads only when a file is not in the a
     from qbank.model.records import Record
 
 
-def check_math(record: Record, context: Context) -> Iterator[Finding]:
+def check_math(record: Record, context: Context) -> Iterator[Finding | MathTally]:
     details = record.document.data.get("details")
     if record.tombstone or not isinstance(details, dict):
         return
+    tally = MathTally()
     budget, first_skipped = Budget(), ""  # the two fields share the file's work budget
     for field in ("napkin_math", "realistic_solution"):
         text = details.get(field)
         if not isinstance(text, str):
             continue
         for outcome in check_text(calculations(text) if field == "napkin_math" else text, budget):
-            yield from _found(record, context, field, outcome)
+            yield from _found(record, tally, field, outcome)
         first_skipped = first_skipped or (field if budget.skipped else "")
     spent = budget.outcome()
     if spent is not None:  # the lines not checked, as one finding at the first of them
-        yield from _found(record, context, first_skipped, spent)
+        yield from _found(record, tally, first_skipped, spent)
+    yield tally
 
 
-def _found(record: Record, context: Context, field: str, outcome: Outcome) -> Iterator[Finding]:
-    context.math.add(outcome)
+def _found(record: Record, tally: MathTally, field: str, outcome: Outcome) -> Iterator[Finding]:
+    tally.add(outcome)
     reported = _RULES.get(outcome.status)
     if reported is not None:
         line, column = record.document.positions.in_value(("details", field), outcome.line)

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from qbank.checks.api import Context
+from qbank.checks.api import Context, MathTally
 from qbank.finding import Finding, Severity
 from qbank.rules import rule, rule_of
 
@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # the model (pydantic) loads only when a file is not in the a
 
 
 @rule("QB411", "device-claim-refuted")
-def refuted(record: Record, context: Context) -> Iterator[Finding]:
+def refuted(record: Record, context: Context) -> Iterator[Finding | MathTally]:
     """A device claim that recorded GPU evidence in its scope contradicts.
 
     Evidence comes from `qbank gpu probe` runs on real devices (evidence/gpu/<class>/<probe>.jsonl),
@@ -35,7 +35,7 @@ def refuted(record: Record, context: Context) -> Iterator[Finding]:
 
 
 @rule("QB412", "device-claim-unverified", Severity.WARNING)
-def unverified(record: Record, context: Context) -> Iterator[Finding]:
+def unverified(record: Record, context: Context) -> Iterator[Finding | MathTally]:
     """A device claim that no fresh, conclusive evidence from its device scope covers: unverified
     (no record from those device classes), stale (the probe changed since it ran) or inconclusive
     (a control failed). The message says what other device classes showed and what the
@@ -82,7 +82,7 @@ def evidence_record(evidence_dir: Path, shown: Callable[[Path], str]) -> Iterato
         yield rule_of(evidence_record).finding(path, problem.line, problem.column, problem.message)
 
 
-def _findings(record: Record, context: Context, statuses: set[str]) -> Iterator[Finding]:
+def _findings(record: Record, context: Context, statuses: set[str]) -> Iterator[Finding | MathTally]:
     question = record.question
     if record.tombstone or question is None or not question.verify:
         return
@@ -98,11 +98,13 @@ def _findings(record: Record, context: Context, statuses: set[str]) -> Iterator[
     root = context.questions_root.parent / "evidence" if context.questions_root else None
     evidence = resolve.load(root)
     check = refuted if "refuted" in statuses else unverified
+    confirmed = 0
     for index, claim in claims:
         result = resolve.resolve(claim, evidence)
-        if check is refuted:  # counted once per claim, by the rule every audit runs
-            context.math.device_claims_confirmed += result.status == "confirmed"
+        confirmed += result.status == "confirmed"
         if result.status in statuses:
             line, column = record.document.positions.value(("verify", index))
             message = f"{claim.claim!r} is {result.status} on {claim.device_scope}: {result.message}"
             yield rule_of(check).finding(record.document.path, line, column, message, record.question_id)
+    if check is refuted:  # counted once per claim, by the rule every audit runs
+        yield MathTally(device_claims_confirmed=confirmed)

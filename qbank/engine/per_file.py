@@ -47,11 +47,15 @@ def check_document(
     pipeline, which the audit, `qbank generate` and the tests' `findings()` helper all run."""
     from qbank.model.records import validate
 
-    mine = replace(context, math=MathTally())  # this file's napkin-math and claim counts
     record, findings = validate(path, document, context.tables)
+    tally = MathTally()  # this file's napkin-math and device-claim counts
     for check in RECORD_CHECKS:
-        findings += check(record, mine)
-    return record, findings, mine.math
+        for found in check(record, context):
+            if isinstance(found, MathTally):
+                tally.add_tally(found)
+            else:
+                findings.append(found)
+    return record, findings, tally
 
 
 def keyed(result: Result, key: bytes) -> Result:

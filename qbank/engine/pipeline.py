@@ -71,6 +71,7 @@ def _audit(settings: Settings, cwd: Path, progress: Progress) -> Report:
     notes = [] if bank else [OUTSIDE_A_BANK]
     tables, findings = _bank_tables(bank, cwd)
     context = Context(tables, bank / "questions" if bank else None)
+    math = MathTally()
     files = chosen_files(settings, bank, targets)
     roots = link_roots(bank, targets)
     cache = None if settings.records else Cache.open(bank, settings.cache, notes)
@@ -80,7 +81,7 @@ def _audit(settings: Settings, cwd: Path, progress: Progress) -> Report:
         entries = [r.entry for r in results if r.entry is not None]
         for result in results:
             findings += result.findings
-            context.math.add_counts(*result.tally)
+            math.add_counts(*result.tally)
         questions, deleted = len(entries), sum(e.tombstone for e in entries)
         others = bank_wide_files(settings, bank, files)
         entries += _bank_entries(others, (cwd, roots), cache, findings)
@@ -102,7 +103,7 @@ def _audit(settings: Settings, cwd: Path, progress: Progress) -> Report:
         warnings=sum(f.severity is Severity.WARNING for f in findings),
         deleted=deleted,
         schema=_origin(tables, cwd),
-        math=context.math,
+        math=math,
         bank_files=len(others),
     )
     return Report(findings, summary, notes, records)
