@@ -8,7 +8,7 @@ benchmarks/audit.py built under /tmp. Each file goes through the same steps as e
 perf_counter, and then the MinHash signatures of all entries in one batch, as a worker signs them.
 One process and no cache: these are per-file costs, which two workers share in a real audit; the
 serial parts (start-up, listing, the near-duplicate search) are not timed here. The collector is
-paused, as in an audit (commands.common.collector_paused). Napkin math remembers lines, so its figure
+paused, as in an audit (engine.runner.collector_paused). Napkin math remembers lines, so its figure
 depends on how often a bank repeats them.
 """
 
@@ -23,7 +23,7 @@ from qbank import engine, load, similarity
 from qbank.checks import RECORD_CHECKS
 from qbank.checks.api import Context
 from qbank.checks.bank import entry_of
-from qbank.commands.common import collector_paused
+from qbank.engine.runner import collector_paused
 from qbank.finding import Finding
 from qbank.model.records import validate
 from qbank.model.taxonomy import load_bank_tables

@@ -47,7 +47,7 @@ def run() -> None:
     """The `qbank` program (`python -m qbank`, the console script): main, whose exit then skips the
     collector's final pass over every object left (gc.freeze), a measurable share of a large
     audit's exit (benchmarks/README.md, gc); atexit handlers and flushing still run. Tests call
-    `main`, which never freezes. The collector's other setting is commands.common.collector_paused."""
+    `main`, which never freezes. The collector's other setting is engine.runner.collector_paused."""
     try:
         main()
     finally:

@@ -33,6 +33,18 @@ def test_the_model_loads_no_check_and_no_napkin_math() -> None:
     assert "'qbank.model.question'" in loaded.stdout
 
 
+def test_the_command_line_loads_no_engine_before_a_command_runs() -> None:
+    """`qbank --help` and the hook's start-up pay for click and the command modules only: each
+    command imports what it runs (the engine, exports, the GPU probes) when it runs."""
+    code = "import sys, qbank.cli; print(sorted(m for m in sys.modules if m.startswith('qbank.')))"
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
+    )
+    assert "qbank.commands.audit" in loaded.stdout
+    for heavy in ("qbank.engine", "qbank.checks", "qbank.model.question", "qbank.export.site"):
+        assert f"'{heavy}'" not in loaded.stdout, loaded.stdout
+
+
 def test_the_import_contracts_hold() -> None:
     """pyproject.toml [tool.importlinter]: imports only go down (also run by .ci/run and pre-commit)."""
     lint = shutil.which("lint-imports", path=str(Path(sys.executable).parent))

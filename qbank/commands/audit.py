@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from qbank.commands.common import collector_paused, internal_error, say, split
+from qbank.commands.common import internal_error, say, split
 from qbank.finding import Severity, exit_code
 
 
@@ -73,6 +73,7 @@ def audit(
 ) -> None:
     """Check question files (default: the bank's questions/)."""
     from qbank import engine, reporters
+    from qbank.engine.runner import collector_paused
 
     if changed_since is not None and bank_only:
         raise click.UsageError("--changed-since and --bank-only do not go together")

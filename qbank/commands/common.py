@@ -3,13 +3,10 @@ usage and internal errors."""
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import os
 import sys
 import traceback
 import typing
-from collections.abc import Iterator
 from pathlib import Path
 
 import click
@@ -39,24 +36,6 @@ def say(message: str, err: bool = False) -> None:
 
 def choices(literal: object) -> click.Choice[str]:
     return click.Choice(typing.get_args(literal))
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector off for an audit (with cli.run's gc.freeze, the one place
-    qbank sets it). An audit builds tens of thousands of small acyclic objects (paths, results,
-    entries), and each burst of them started collections that walked every live object
-    (benchmarks/README.md, gc). An audit makes next to no cycles, and the gc documentation allows
-    turning the collector off "if you are sure your program does not create reference cycles";
-    reference counting still frees everything else."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def bank_and_tables() -> tuple[Path, BankTables]:

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from qbank.commands.audit import progress_bar
-from qbank.commands.common import bank_and_tables, collector_paused, internal_error, say
+from qbank.commands.common import bank_and_tables, internal_error, say
 
 if typing.TYPE_CHECKING:  # exports load the model and Jinja only when they run
     from qbank.export import files
@@ -120,6 +120,7 @@ def _export(
     what withheld. The output is checked first (`preflight`, given the bank's root), so a refusal
     is fast and comes before anything is written."""
     from qbank import engine
+    from qbank.engine.runner import collector_paused
     from qbank.export import files, release
 
     bank, tables = bank_and_tables()

@@ -1,10 +1,14 @@
 """Worker processes: the per-file checks, and the two halves of a large near-duplicate search. The
-one place the audit starts processes and keeps worker state (_WORKER, _FORKED); the per-file
-chunks shrink as the work runs out."""
+one place the audit starts processes and keeps worker state (_WORKER, _FORKED), and sets the
+garbage collector (collector_paused; cli.run freezes it at exit); the per-file chunks shrink as
+the work runs out."""
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +45,24 @@ def run_checks(jobs: list[Job], context: Context, workers: int, progress: Progre
     ) as pool:
         done = itertools.chain.from_iterable(pool.map(_worker_check, chunks(len(jobs), workers)))
         return [result for _, result in zip(progress([file for file, _, _ in jobs]), done, strict=True)]
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off for an audit (with cli.run's gc.freeze, the only
+    places qbank sets it; the commands that audit run under it). An audit builds tens of thousands of small acyclic objects (paths, results,
+    entries), and each burst of them started collections that walked every live object
+    (benchmarks/README.md, gc). An audit makes next to no cycles, and the gc documentation allows
+    turning the collector off "if you are sure your program does not create reference cycles";
+    reference counting still frees everything else."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def chunks(count: int, workers: int) -> list[range]:
