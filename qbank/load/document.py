@@ -10,7 +10,7 @@ Loc = tuple[str | int, ...]
 _Marks = tuple[Any, Any, Any]
 """Where the walker found a key: its key's start mark, and its value's start and end marks (an item of
 a list: the item's start mark twice). Kept as libyaml made them: a _Span is made only when asked for
-(reading six fields of the marks for every node took 40% of the walk)."""
+(benchmarks/README.md, marks)."""
 
 
 class _Span(NamedTuple):

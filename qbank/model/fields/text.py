@@ -313,8 +313,8 @@ def raw_html(text: str) -> Problem | None:
     """
     if "`" in text:
         text = _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), text)
-    # Cheap membership tests first: almost all prose has none of these. `_SCRIPT_URL` costs ~40 µs a
-    # field, and nearly every field has a colon, so it runs only where "script" or "text/html" is
+    # Cheap membership tests first: almost all prose has none of these, and `_SCRIPT_URL` is costly
+    # (benchmarks/README.md, script URLs), so it runs only where "script" or "text/html" is
     # written in any case (re's IGNORECASE also matches ı and İ to i, ſ to s: _URL_LETTERS).
     folded = text.lower() if ":" in text else ""
     if folded and not text.isascii() and _URL_ODD.search(text):  # rare: translate() with a table is slow
