@@ -45,6 +45,17 @@ def test_the_command_line_loads_no_engine_before_a_command_runs() -> None:
         assert f"'{heavy}'" not in loaded.stdout, loaded.stdout
 
 
+def test_the_engine_and_checks_import_neither_pydantic_nor_numpy() -> None:
+    """A warm audit reads every file from the cache and never builds a model; a pre-commit run on a
+    few files never replays evidence or searches with MinHash: the function-local imports that keep
+    pydantic and numpy out of them are held here."""
+    code = "import sys, qbank.engine, qbank.checks; print('numpy' in sys.modules, 'pydantic' in sys.modules)"
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
+    )
+    assert loaded.stdout.split() == ["False", "False"]
+
+
 def test_the_import_contracts_hold() -> None:
     """pyproject.toml [tool.importlinter]: imports only go down (also run by .ci/run and pre-commit)."""
     lint = shutil.which("lint-imports", path=str(Path(sys.executable).parent))

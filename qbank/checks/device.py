@@ -86,14 +86,14 @@ def _findings(record: Record, context: Context, statuses: set[str]) -> Iterator[
     question = record.question
     if record.tombstone or question is None or not question.verify:
         return
-    from qbank.numerics.claims import DeviceAccumulateDtype, DeviceFtz
+    from qbank.numerics.claims import DeviceAccumulateDtype, DeviceFtz  # pydantic: only with claims
 
     claims = [
         (i, c) for i, c in enumerate(question.verify) if isinstance(c, DeviceFtz | DeviceAccumulateDtype)
     ]
     if not claims:
         return
-    from qbank.gpu import resolve
+    from qbank.gpu import resolve  # numpy: only for a question with device claims
 
     root = context.questions_root.parent / "evidence" if context.questions_root else None
     evidence = resolve.load(root)

@@ -56,7 +56,7 @@ def check_claims(record: Record, context: Context) -> Iterator[Finding]:
     question = record.question
     if record.tombstone or question is None or not question.verify:
         return
-    from qbank.numerics.claims import DEVICE_KINDS
+    from qbank.numerics.claims import DEVICE_KINDS  # pydantic: only for a question with claims
 
     if all(claim.kind in DEVICE_KINDS for claim in question.verify):
         return  # device claims are resolved against GPU evidence (qbank/checks/device.py)

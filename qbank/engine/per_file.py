@@ -45,7 +45,7 @@ def check_document(
 ) -> tuple[Record, list[Finding], MathTally]:
     """A loaded file through the model and every record check, and its own tally: the one per-file
     pipeline, which the audit, `qbank generate` and the tests' `findings()` helper all run."""
-    from qbank.model.records import validate
+    from qbank.model.records import validate  # pydantic: only when some file is not in the cache
 
     record, findings = validate(path, document, context.tables)
     tally = MathTally()  # this file's napkin-math and device-claim counts

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import itertools
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,8 +30,7 @@ def run_checks(jobs: list[Job], context: Context, workers: int, progress: Progre
     if workers <= 1 or len(jobs) < 2:
         ticks = progress([file for file, _, _ in jobs])  # first in zip: the bar is drawn to its end
         return [_check_job(job, context) for _, job in zip(ticks, jobs, strict=True)]
-    import concurrent.futures
-    import itertools
+    import concurrent.futures  # only a large run starts processes
     import multiprocessing
 
     import numpy  # noqa: F401  (imported once here, not in every worker: they sign entries)
@@ -116,7 +116,7 @@ def in_two_processes(confirm: Confirm, left: Any, right: Any) -> tuple[Any, Any,
     the even-numbered. After the per-file checks this is the audit's longest serial step
     (benchmarks/README.md, near-duplicates). It needs fork (spawning a process would pickle the
     inputs): without it, this process confirms them all."""
-    import concurrent.futures
+    import concurrent.futures  # only a large bank confirms in two processes
     import multiprocessing
 
     import numpy as np

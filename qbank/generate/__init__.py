@@ -32,7 +32,7 @@ from qbank.engine import check_document
 from qbank.finding import Finding
 from qbank.generate import emit
 from qbank.generate.draft import Draft
-from qbank.generate.tables import Tables
+from qbank.generate.tables import Tables, load_models
 from qbank.model.taxonomy import BankTables
 from qbank.new import write_new
 
@@ -192,8 +192,6 @@ def generate(
     """Top each (track, level) cell up to `per_cell` questions, written ones included, with drills
     split among its families and at most `cap` of one family in a cell: drills fill the gaps that
     written questions leave, they do not compete with them."""
-    from qbank.generate.tables import load_models
-
     tables = Tables(bank_tables.hardware, load_models(bank / "schema"))
     run = Run(bank, bank_tables, tables, today, set(), similarity.Index())
     have: dict[tuple[str, str, str], int] = {}

@@ -9,6 +9,7 @@ recorded with the evidence.
 
 from __future__ import annotations
 
+import subprocess
 from typing import Any
 
 import numpy as np
@@ -157,8 +158,6 @@ class CudaBackend(TorchOps):
 
 
 def _nvidia_smi_driver() -> str | None:
-    import subprocess
-
     try:
         done = subprocess.run(
             ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],

@@ -29,6 +29,7 @@ import numpy as np
 
 from qbank.gpu import backends
 from qbank.gpu.backends import Unavailable, reference_binary, reference_matmul, to_bits
+from qbank.numerics.verify import flushes_subnormals
 
 
 @dataclass(frozen=True)
@@ -381,8 +382,6 @@ probe(
 
 def run(backend: Any, p: Probe) -> dict[str, Any]:
     """One probe run; Unavailable when the backend cannot run it here."""
-    from qbank.numerics.verify import flushes_subnormals
-
     if flushes_subnormals():  # the CPU reference itself would be wrong (research P13)
         raise Unavailable("this process flushes subnormals to zero (FTZ/DAZ)")
     return p.run(backend, p)

@@ -78,7 +78,7 @@ def load(evidence_dir: Path | None) -> Evidence:
     entries, problems = evidence.read(evidence_dir / "gpu")
     records = []
     if entries:
-        from qbank.gpu.recheck import contradiction
+        from qbank.gpu.recheck import contradiction  # replays import numpy: only with records
 
         for entry in entries:
             why = contradiction(entry.record)

@@ -12,6 +12,7 @@ Validation context (a dict passed to `model_validate`):
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Collection
 from typing import Annotated, Any, Literal
 
@@ -237,8 +238,6 @@ def json_schema_text(topics: Collection[str]) -> str:
     `topics` (the bank's taxonomy) become an enum on `topic`, so editors complete and check them;
     the model itself takes topics from the bank at validation time (rule unknown-topic).
     """
-    import json
-
     schema = Question.model_json_schema()
     schema["properties"]["topic"]["enum"] = sorted(topics)
     document = {
