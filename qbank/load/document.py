@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 Loc = tuple[str | int, ...]
 
-_Marks = tuple[Any, Any, Any]
+Marks = tuple[Any, Any, Any]
 """Where the walker found a key: its key's start mark, and its value's start and end marks (an item of
 a list: the item's start mark twice). Kept as libyaml made them: a _Span is made only when asked for
 (benchmarks/README.md, marks)."""
@@ -28,7 +28,7 @@ class Positions:
     Every public method returns 1-based (line, column): the one place positions are made.
     """
 
-    def __init__(self, text: str, spans: dict[Loc, _Marks]) -> None:
+    def __init__(self, text: str, spans: dict[Loc, Marks]) -> None:
         self._text = text
         self._spans = spans
 

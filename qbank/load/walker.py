@@ -17,7 +17,7 @@ import yaml
 
 from qbank import memo
 from qbank.finding import Finding
-from qbank.load.document import Document, Loc, Positions, _Marks, line_col
+from qbank.load.document import Document, Loc, Marks, Positions, line_col
 from qbank.load.rules import (
     MAX_DEPTH,
     ambiguous_value,
@@ -74,7 +74,7 @@ def parse(text: str, path: str) -> Document | Finding:
         node = _compose(text)
         if node is None:
             return empty_file(path)
-        spans: dict[Loc, _Marks] = {}
+        spans: dict[Loc, Marks] = {}
         data = _Walker(spans).walk(node, ())
     except _Problem as problem:
         line, column = _mark_position(problem.mark)
@@ -175,9 +175,9 @@ def _might_anchor_or_tag(text: str) -> bool:
 
 class _Walker:
     """Plain data from the composer's nodes, refusing what a question file must not hold; each key's
-    and item's marks go into `spans` by location (see _Marks)."""
+    and item's marks go into `spans` by location (see Marks)."""
 
-    def __init__(self, spans: dict[Loc, _Marks]) -> None:
+    def __init__(self, spans: dict[Loc, Marks]) -> None:
         self.spans = spans
         self.seen: set[int] = set()
 
