@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-from qbank import load
-
-
-def loaded(text: str) -> load.Document:
-    document = load.parse(text, "q.yaml")
-    assert isinstance(document, load.Document), document
-    return document
+from tests.load import loaded
 
 
 def test_positions_of_keys_values_and_items() -> None:

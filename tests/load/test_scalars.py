@@ -5,20 +5,8 @@ from __future__ import annotations
 import pytest
 
 from qbank import load
-from qbank.finding import Finding
 from qbank.load import scalars
-
-
-def loaded(text: str) -> load.Document:
-    document = load.parse(text, "q.yaml")
-    assert isinstance(document, load.Document), document
-    return document
-
-
-def problem(text: str | bytes) -> Finding:
-    result = load.from_bytes(text if isinstance(text, bytes) else text.encode(), "q.yaml")
-    assert isinstance(result, Finding), result
-    return result
+from tests.load import loaded, problem
 
 
 def test_yaml_1_2_scalars_not_1_1() -> None:

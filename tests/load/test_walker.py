@@ -7,21 +7,8 @@ import time
 
 import pytest
 
-from qbank import load
-from qbank.finding import Finding
 from qbank.load import walker
-
-
-def loaded(text: str) -> load.Document:
-    document = load.parse(text, "q.yaml")
-    assert isinstance(document, load.Document), document
-    return document
-
-
-def problem(text: str | bytes) -> Finding:
-    result = load.from_bytes(text if isinstance(text, bytes) else text.encode(), "q.yaml")
-    assert isinstance(result, Finding), result
-    return result
+from tests.load import loaded, problem
 
 
 @pytest.mark.parametrize(
