@@ -3,11 +3,14 @@ bank-wide checks -> select -> a Report. Nothing here prints or exits; the comman
 Report and turn it into an exit code.
 
     settings.py   Settings, UsageError
-    targets.py    which files, in which order, shown how
-    per_file.py   check_document: the one per-file pipeline
-    runner.py     worker processes (the only place the audit starts any) and their chunks
+    targets.py    which files, in which order, shown how; what must not be read (examine)
+    changed.py    the files git says changed since a ref (--changed-since)
+    cache.py      the audit cache as a facade: plan = cache.lookup(files), cache.store(...)
+    store.py      the cache's database, outside the bank, trusting nothing in it
+    per_file.py   check_document: the one per-file pipeline, and a file's Result
+    runner.py     worker processes and the garbage collector (the only place either is set)
     select.py     --select / --ignore
-    pipeline.py   audit(): reading through the cache, the checks, the Report
+    pipeline.py   audit(): targets, the cache's plan, the checks, the bank checks, the Report
 """
 
 from __future__ import annotations
