@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from qbank import __version__
-from qbank.commands import audit, explain, export, fix, generate, gpu, new, schema
+from qbank.commands import audit, explain, export, fix, generate, gpu, migrate, new, schema
 from qbank.commands.common import inert
 
 
@@ -35,6 +35,7 @@ for _command in (
     explain.explain,
     schema.schema,
     fix.fix,
+    migrate.migrate,
     new.new,
     generate.generate,
     export.export,

@@ -22,7 +22,10 @@ The fixes:
     in it: LF, CRLF, CR, or a Unicode one);
   - a section marker of `napkin_math` / `common_mistake` written with the canonical spelling, when
     the accepted spelling is absent and there is exactly one near miss (QB130, QB131);
-  - title-case words whose intended spelling is unambiguous (QB111; see `is_safe_case_fix`).
+  - title-case words whose intended spelling is unambiguous (QB111; see `is_safe_case_fix`);
+  - plain values that YAML 1.1 reads as something else (`no`, `2026-01-01`) quoted (QB012): a
+    structural edit, made by qbank/rewrite.py (ruamel.yaml, or a splice where it cannot keep the
+    file), the writer `qbank migrate` uses.
 Tombstones (`status: deleted`) get only the whitespace fix: their text is no longer shown.
 """
 
@@ -37,7 +40,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from qbank import atomic, load
+from qbank import atomic, load, rewrite
 from qbank.checks.text import strings
 from qbank.engine import UsageError, display_path, questions_of
 from qbank.finding import Finding
@@ -69,7 +72,10 @@ class _Edit:
     change: str  # how the report describes it
 
 
-_FIELDS = (("napkin_math", markers.NAPKIN_MARKERS), ("common_mistake", markers.MISTAKE_MARKERS))
+_FIELDS = (
+    ("napkin_math", markers.NAPKIN_MARKERS, markers.napkin_math_markers),
+    ("common_mistake", markers.MISTAKE_MARKERS, markers.common_mistake_markers),
+)
 # What libyaml reads as a line break (YAML 1.1 §5.4): `\r\n` first, so that it stays whole.
 _BREAK = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
 _TRAILING = re.compile("[ \t]+(?=[\n\r\x85\u2028\u2029]|\\Z)")
@@ -93,14 +99,18 @@ def fix_file(file: Path, shown: str, tables: BankTables | Finding, check: bool) 
     read = _read_document(file, shown)
     if isinstance(read, str):
         return FileFix(shown, (), skipped=read)
-    document, original, before = read
+    document, original, before, ambiguous = read
+    quoted = _quoted(original, document, ambiguous)
+    if isinstance(quoted, str):
+        return FileFix(shown, (), skipped=quoted)
+    document, text, quoting = quoted
     edits, notes = _value_edits(document.data, tables)
-    placed, unplaced = _place(original, document.positions, edits)
-    spliced = _splice(original, placed)
+    placed, unplaced = _place(text, document.positions, edits)
+    spliced = _splice(text, placed)
     fixed, whitespace, kept = _fix_whitespace(
         spliced, _block_scalars(spliced, document if not placed else None)
     )
-    changes = tuple([edit.change for _, edit in placed] + whitespace)
+    changes = tuple(quoting + [edit.change for _, edit in placed] + whitespace)
     result = FileFix(shown, changes, notes=tuple(notes + unplaced + kept))
     if fixed == original:
         return result
@@ -111,8 +121,24 @@ def fix_file(file: Path, shown: str, tables: BankTables | Finding, check: bool) 
         )
     if check:
         return result
-    error = _write(file, fixed.encode("utf-8"), before)
+    error = write_file(file, fixed.encode("utf-8"), before)
     return replace(result, changes=(), skipped=error) if error else replace(result, written=True)
+
+
+def marker_fixes(text: str, document: Document) -> tuple[str, list[str], list[str]]:
+    """`text` with its napkin-math and common-mistake markers fixed as `qbank fix` fixes them (a
+    missing marker with exactly one near miss): the new text, the changes and the notes. The text
+    comes back unchanged, with the reason as a note, when the result cannot be proven safe."""
+    edits: list[_Edit] = []
+    notes: list[str] = []
+    if document.data.get("status") != "deleted":
+        _all_marker_edits(document.data, edits, notes)
+    placed, unplaced = _place(text, document.positions, edits)
+    fixed = _splice(text, placed)
+    problem = _verify(document, [edit for _, edit in placed], fixed) if placed else None
+    if problem:
+        return text, [], [*notes, f"markers not fixed: {problem}"]
+    return fixed, [edit.change for _, edit in placed], notes + unplaced
 
 
 # --- which files ------------------------------------------------------------------------------
@@ -150,7 +176,7 @@ class _Schemas:
         return self._by_bank[bank]
 
 
-def _read(file: Path, shown: str) -> tuple[bytes, os.stat_result] | str:
+def read_file(file: Path, shown: str) -> tuple[bytes, os.stat_result] | str:
     """The bytes and stat of a regular file, or why it is left alone. Symlinks are never followed:
     a fix written through one would land in a file outside the folder that was asked for."""
     try:
@@ -172,16 +198,34 @@ def _read(file: Path, shown: str) -> tuple[bytes, os.stat_result] | str:
     return data, info
 
 
-def _read_document(file: Path, shown: str) -> tuple[Document, str, os.stat_result] | str:
-    """The loaded document, its text and the file's stat; or why the file is left alone."""
-    read = _read(file, shown)
+def _read_document(file: Path, shown: str) -> tuple[Document, str, os.stat_result, list[Loc]] | str:
+    """The loaded document, its text, the file's stat, and the places of plain values that YAML 1.1
+    reads otherwise (read as YAML 1.2 does, to be quoted); or why the file is left alone."""
+    read = read_file(file, shown)
     if isinstance(read, str):
         return read
     data, before = read
     document = load.from_bytes(data, shown)
+    ambiguous: list[Loc] = []
+    if isinstance(document, Finding) and document.name == "ambiguous-value":
+        document = load.parse(data.decode("utf-8"), shown, ambiguous)
     if isinstance(document, Finding):  # broken files are the audit's business, not a fixer's
         return _describe(document)
-    return document, data.decode("utf-8"), before  # load_bytes has just decoded it
+    return document, data.decode("utf-8"), before, ambiguous  # from_bytes has just decoded it
+
+
+def _quoted(text: str, document: Document, ambiguous: list[Loc]) -> tuple[Document, str, list[str]] | str:
+    """The document and text with every ambiguous plain value quoted (qbank/rewrite.py, the
+    writer `qbank migrate` uses), and a change for each; why not, when it cannot be done safely."""
+    if not ambiguous:
+        return document, text, []
+    done = rewrite.rewrite(text, document, [rewrite.Quote(loc) for loc in ambiguous])
+    if isinstance(done, str):
+        return f"ambiguous values not quoted: {done}"
+    quoted = load.parse(done.text, document.path)
+    if isinstance(quoted, Finding):  # rewrite proved it loads; kept as a guard
+        return _describe(quoted)
+    return quoted, done.text, [f"value at {_dotted(loc)} quoted" for loc in ambiguous]
 
 
 def _describe(finding: Finding) -> str:
@@ -197,12 +241,7 @@ def _value_edits(data: dict[str, Any], tables: BankTables | Finding) -> tuple[li
         return [], []  # a tombstone's text is no longer shown: only whitespace is fixed
     edits: list[_Edit] = []
     notes: list[str] = []
-    details = data.get("details")
-    if isinstance(details, dict):
-        for key, marker_set in _FIELDS:
-            value = details.get(key)
-            if isinstance(value, str):
-                _marker_edits(("details", key), value, marker_set, edits, notes)
+    _all_marker_edits(data, edits, notes)
     title = data.get("title")
     if isinstance(title, str):
         if isinstance(tables, Finding):
@@ -210,6 +249,28 @@ def _value_edits(data: dict[str, Any], tables: BankTables | Finding) -> tuple[li
         else:
             _title_edits(title, tables, edits, notes)
     return edits, notes
+
+
+def _all_marker_edits(data: dict[str, Any], edits: list[_Edit], notes: list[str]) -> None:
+    """The marker edits of both fields. A field's near misses are what was meant only when fixing
+    them completes its sections: `**Calculate total fleet hours:**` in a block with no other
+    marker is a step's heading, not a misspelt `**Calculations:**` (StaffML cloud-0340)."""
+    details = data.get("details")
+    if not isinstance(details, dict):
+        return
+    for key, marker_set, rule in _FIELDS:
+        value = details.get(key)
+        if not isinstance(value, str):
+            continue
+        found: list[_Edit] = []
+        _marker_edits(("details", key), value, marker_set, found, notes)
+        fixed = value
+        for edit in sorted(found, key=lambda e: e.at, reverse=True):
+            fixed = fixed[: edit.at] + edit.new + fixed[edit.at + len(edit.old) :]
+        if found and rule(fixed):
+            notes.append(f"details.{key}: near misses not fixed: the sections would still be incomplete")
+        else:
+            edits += found
 
 
 def _marker_edits(
@@ -392,7 +453,7 @@ def _first(places: Iterator[Loc | None]) -> Loc | None:
 # --- writing ----------------------------------------------------------------------------------
 
 
-def _write(file: Path, data: bytes, before: os.stat_result) -> str | None:
+def write_file(file: Path, data: bytes, before: os.stat_result) -> str | None:
     """Replace `file` by `data`, keeping its permission bits; why not, or None when done.
 
     qbank/atomic.py makes it atomic (a kill at any point leaves the old file or the new one) and

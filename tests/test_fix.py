@@ -687,3 +687,26 @@ def test_cli_reports_a_skipped_file_and_exits_1(bank: Path) -> None:
     put(bank, "title: [unclosed\n")
     result = run_cli("fix", cwd=bank)
     assert result.exit_code == 1 and "skipped: QB001 yaml-syntax" in result.stderr
+
+
+def test_plain_values_yaml_1_1_reads_otherwise_are_quoted(bank: Path) -> None:
+    """QB012 is a structural fix made by qbank/rewrite.py, the writer migrate uses: the value keeps
+    the meaning qbank gives it, the line keeps its comment, no other line changes."""
+    path = put(bank, ORIGINAL + "created_at: 2026-11-27  # the day it was written\n")
+    assert rule_names(bank, path) == ["ambiguous-value"]
+    result = only(run(bank, path))
+    assert result.written and result.changes == ("value at created_at quoted",)
+    fixed = path.read_text(encoding="utf-8")
+    assert fixed == ORIGINAL + "created_at: '2026-11-27' # the day it was written\n"
+    assert rule_names(bank, path) == []
+
+
+def test_a_near_miss_that_would_not_complete_the_sections_is_a_heading(bank: Path) -> None:
+    """`**Calculate total fleet hours:**` in a block with no other marker is a step's heading (StaffML
+    cloud-0340): renaming it `**Calculations:**` would leave the rule failing and the text wrong."""
+    text = damaged(("**Assumptions", "**Premises"), ("**Calculations:**", "**Calculate fleet hours:**"))
+    path = put(bank, text)
+    result = only(run(bank, path))
+    assert result.changes == () and not result.written
+    assert any("near misses not fixed: the sections would still be incomplete" in n for n in result.notes)
+    assert path.read_text(encoding="utf-8") == text

@@ -14,7 +14,8 @@ from qbank.commands.common import say
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--check", is_flag=True, help="Only report what would change; exit 1 if anything would.")
 def fix(paths: tuple[Path, ...], check: bool) -> None:
-    """Apply safe mechanical fixes: trailing whitespace, marker spelling, unambiguous title case.
+    """Apply safe mechanical fixes: trailing whitespace, marker spelling, unambiguous title case,
+    quotes around plain values YAML 1.1 reads otherwise (`no`, dates).
 
     Each fix is a splice into the original text, proven by re-reading the file before it is
     written atomically; comments, quoting and layout are kept byte for byte.

@@ -67,15 +67,19 @@ class _Problem(Exception):
         self.message = message
 
 
-def parse(text: str, path: str) -> Document | Finding:
-    """Parse YAML text into a Document, or return the first problem as a Finding."""
+def parse(text: str, path: str, ambiguous: list[Loc] | None = None) -> Document | Finding:
+    """Parse YAML text into a Document, or return the first problem as a Finding.
+
+    With `ambiguous` (a list), a plain value that YAML 1.1 readers take for something else (`no`, a
+    date) is read as YAML 1.2 reads it and its place added to the list, instead of the
+    ambiguous-value finding: the writers (qbank/rewrite.py) quote those values."""
     try:
         _check_events_if_suspicious(text)
         node = _compose(text)
         if node is None:
             return empty_file(path)
         spans: dict[Loc, Marks] = {}
-        data = _Walker(spans).walk(node, ())
+        data = _Walker(spans, ambiguous).walk(node, ())
     except _Problem as problem:
         line, column = _mark_position(problem.mark)
         return problem.finding_of(path, line, column, problem.message)  # type: ignore[no-any-return]
@@ -177,9 +181,10 @@ class _Walker:
     """Plain data from the composer's nodes, refusing what a question file must not hold; each key's
     and item's marks go into `spans` by location (see Marks)."""
 
-    def __init__(self, spans: dict[Loc, Marks]) -> None:
+    def __init__(self, spans: dict[Loc, Marks], ambiguous: list[Loc] | None = None) -> None:
         self.spans = spans
         self.seen: set[int] = set()
+        self.ambiguous = ambiguous
 
     def walk(self, node: yaml.Node, loc: Loc) -> Any:
         # The composer shares one node object for an anchor and each alias of it: a second visit
@@ -190,7 +195,13 @@ class _Walker:
         if node.tag != _IMPLICIT:
             raise _Problem(yaml_tag, node.start_mark, f"explicit tag {node.tag!r}")
         if isinstance(node, yaml.ScalarNode):
-            return _scalar(node)
+            if self.ambiguous is None:
+                return _scalar(node)
+            try:
+                return _scalar(node)
+            except _Problem:  # only ambiguous-value: the value as YAML 1.2 reads it, and its place
+                self.ambiguous.append(loc)
+                return scalar_value(node.value, node.style)
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, loc)
         items = []
