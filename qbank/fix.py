@@ -284,8 +284,10 @@ def _marker_edits(
         near = list(marker.near_miss.finditer(value))
         if len(near) == 1:
             old = near[0].group(0)
-            change = f"marker {old!r} -> {marker.canonical!r} in {where}"
-            edits.append(_Edit(loc, near[0].start(), old, marker.canonical, change))
+            bolded = old if old.startswith("**") else f"**{old}**"  # `Assumptions & Constraints:`
+            new = bolded if marker.pattern.fullmatch(bolded) else marker.canonical  # the author's words
+            change = f"marker {old!r} -> {new!r} in {where}"
+            edits.append(_Edit(loc, near[0].start(), old, new, change))
         elif near:  # which one was meant is a judgement, so a person makes it
             found = ", ".join(repr(m.group(0)) for m in near)
             notes.append(f"{where}: {len(near)} near misses of {marker.label} ({found}); fix by hand")

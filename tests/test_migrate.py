@@ -227,3 +227,23 @@ def test_the_vaults_own_topics_join_the_taxonomy_and_its_own_schema_is_kept(tmp_
     code, output = _migrate(kept, "--write")
     assert (kept / "schema/taxonomy.yaml").read_text(encoding="utf-8") == "x: 1\n"
     assert "QB300 taxonomy at line 1: bank schema unusable" in output  # reported, not replaced
+
+
+def test_numbered_and_unbolded_section_headings_become_markers(tmp_path: Path) -> None:
+    """`1. Assumptions & Constraints:` and `**Calculation:**`: what was meant is clear when fixing
+    them completes the sections; the author's own words are kept where the rule accepts them."""
+    napkin = (
+        "  napkin_math: |\n    1. Assumptions & Constraints:\n    - 989 TFLOPS, 3.35 TB/s.\n"
+        "    2. **Calculation:**\n    - 989e12 / 3.35e12 = 295\n"
+        "    3. **Conclusion & Interpretation:**\n    - About 295 FLOPs per byte.\n"
+    )
+    text = VAULT_FILE.replace(
+        "  realistic_solution: About 295 FLOPs per byte, the ridge point.\n",
+        "  realistic_solution: About 295 FLOPs per byte, the ridge point.\n" + napkin,
+    )
+    vault = _vault(tmp_path, {"cloud/compute/cloud-0001.yaml": text})
+    code, output = _migrate(vault, "--write")
+    assert code == 0 and "marker-fixed 2" in output, output
+    new = (vault / "questions/cloud/compute/cloud-0001.yaml").read_text(encoding="utf-8")
+    assert "1. **Assumptions & Constraints:**\n" in new and "2. **Calculations:**\n" in new
+    assert _findings(vault) == []

@@ -23,8 +23,15 @@ class Marker:
     canonical: str  # the spelling `qbank fix` writes in place of a single near miss
 
 
+# A heading written without bold, at the start of a line or after a list number or bullet:
+# `1. Assumptions & Constraints:`, `Calculation:` (issue 28: vaults write sections this way).
+_LINE_START = r"(?:^|(?<=\d\. )|(?<=\d\) )|(?<=- )|(?<=\* ))"
+
+
 def _marker(label: str, accepted: str, stem: str, canonical: str) -> Marker:
-    near = re.compile(rf"\*\*\s*{stem}[^*\n]*\*\*:?", re.IGNORECASE)
+    bold = rf"\*\*\s*{stem}[^*\n]*\*\*:?"
+    plain = rf"{_LINE_START}{stem}[a-z]*(?:[ \t]*&[ \t]*[a-z]+)?[ \t]*:(?!\*)"
+    near = re.compile(rf"{bold}|{plain}", re.IGNORECASE | re.MULTILINE)
     return Marker(label, re.compile(accepted), near, canonical)
 
 
