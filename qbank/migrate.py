@@ -93,15 +93,16 @@ class Plan:
 
 
 class MigrateError(Exception):
-    """The vault cannot be migrated at all (not a folder; a link on the way)."""
+    """The vault cannot be migrated at all (PATH is not a folder, or is a link)."""
 
 
 def plan(root: Path) -> Plan:
     """Everything migrate would do to the vault at `root`, computed and proven, nothing written."""
     if not root.is_dir() or root.is_symlink():
         raise MigrateError(f"{root}: not a folder")
+    root = Path(os.path.abspath(root))  # absolute for git, unresolved so that links stay visible
     files = [_plan_file(root, source) for source in _question_files(root)]
-    _one_file_a_place(root, files)
+    _one_file_a_place(files)
     schema = _schema(root, files)
     tables = _tables(root, schema)
     for file in files:
@@ -221,7 +222,7 @@ def _left_for_a_person(root: Path, file: FilePlan, tables: BankTables | Finding)
     file.left += [f"{f.code} {f.name} at line {f.line}: {f.message}" for f in sorted(found)]
 
 
-def _one_file_a_place(root: Path, files: list[FilePlan]) -> None:
+def _one_file_a_place(files: list[FilePlan]) -> None:
     """Two files of the vault with the same track, area and id: the first (in path order) moves,
     the other stays where it is, listed."""
     taken: dict[Path, str] = {}

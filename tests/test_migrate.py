@@ -196,18 +196,19 @@ def test_what_it_cannot_decide_is_listed_and_left(tmp_path: Path) -> None:
 
 
 def test_inside_a_git_work_tree_files_move_with_git_mv(tmp_path: Path) -> None:
+    """The vault a folder of the repository, migrated by a relative path from inside it."""
     vault = _vault(
         tmp_path, {"cloud/compute/cloud-0001.yaml": VAULT_FILE.replace("validation_date: 2026-04-01\n", "")}
     )
-    git(vault, "init", "-q")
-    git(vault, "add", ".")
-    git(vault, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "vault")
-    code, output = _migrate(vault, "--write")
-    assert code == 0, output
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-qm", "vault")
+    result = run_cli("migrate", ".", "--write", cwd=vault)
+    assert result.exit_code == 0, result.output
     status = subprocess.run(
-        ["git", "-C", str(vault), "status", "--porcelain"], capture_output=True, text=True
+        ["git", "-C", str(tmp_path), "status", "--porcelain"], capture_output=True, text=True
     ).stdout
-    renamed = "cloud/compute/cloud-0001.yaml -> questions/cloud/compute/cloud-0001.yaml"
+    renamed = "vault/cloud/compute/cloud-0001.yaml -> vault/questions/cloud/compute/cloud-0001.yaml"
     assert any(line.startswith("R") and line.endswith(renamed) for line in status.splitlines()), status
 
 
