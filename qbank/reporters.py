@@ -18,8 +18,12 @@ JSON_VERSION = 1
 
 
 def text(report: Report) -> str:
-    """`path:line:col: CODE name message`, one per line, then a summary line (ruff/flake8 style)."""
-    lines = [f"{f.path}:{f.line}:{f.column}: {f.code} {f.name} {f.message}" for f in report.findings]
+    """`path:line:col: CODE name message`, one per line (`[qbank fix]` after a finding `qbank fix`
+    fixes), then a summary line (ruff/flake8 style), then where to go next when there are findings."""
+    lines = [
+        f"{f.path}:{f.line}:{f.column}: {f.code} {f.name} {f.message}{FIX_MARK if f.code in rules.FIXABLE else ''}"
+        for f in report.findings
+    ]
     s = report.summary
     lines.append(
         f"{_counts(report)}"
@@ -30,7 +34,18 @@ def text(report: Report) -> str:
             else ""
         )
     )
+    if report.findings:
+        fixable = sum(f.code in rules.FIXABLE for f in report.findings)
+        marked = f"it fixes the {fixable} marked{FIX_MARK}, and " if fixable else "it fixes "
+        lines.append(
+            f"`qbank fix --check` shows what `qbank fix` would change: {marked}title case and marker"
+            " spellings where the intended spelling is certain"
+        )
+        lines.append("`qbank explain CODE` says what a rule asks for, with a failing and a passing example")
     return "".join(inert(line) + "\n" for line in lines)
+
+
+FIX_MARK = " [qbank fix]"  # a finding of a rule `qbank fix` fixes where the fix is certain
 
 
 def _counts(report: Report) -> str:

@@ -39,6 +39,13 @@ class Rule:
         return Finding(path, line, column, self.code, self.name, self.severity, message, question_id)
 
 
+FIXABLE = frozenset({"QB012"})
+"""The rules every finding of which `qbank fix` fixes (qbank/fix.py): ambiguous-value. Title case
+and marker spellings it fixes only where the intended spelling is certain, so their findings are
+not marked; the report's hint says so. A code set, not a field of Rule: the text report marks
+findings from the audit cache without importing the rule modules. tests/test_fix.py runs
+`qbank fix` on each listed rule's failing example to hold the two in step."""
+
 _BY_NAME: dict[str, Rule] = {}
 _BY_CODE: dict[str, Rule] = {}
 _BY_FUNCTION: dict[object, Rule] = {}

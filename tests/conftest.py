@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from qbank import engine, load
 from qbank.checks.api import Context
 from qbank.cli import main
+from qbank.engine.per_file import check_file
 from qbank.finding import Finding
 from qbank.model.taxonomy import load_bank_tables
 
@@ -77,14 +77,11 @@ def findings(
     """What the per-file audit finds in `yaml_text` (as if it were this repository's file `path`),
     only `rule`'s (name or code) when given: a rule's test then reads like its docstring's
     Fails/Passes examples."""
-    document = load.parse(yaml_text, path)
-    if isinstance(document, Finding):
-        found = [document]
-    else:
-        tables = load_bank_tables(REPO / "schema")
-        assert not isinstance(tables, Finding), tables
-        _, found, _ = engine.check_document(Path(path), document, Context(tables, REPO / "questions"))
-    return [f for f in found if rule is None or rule in (f.name, f.code)]
+    tables = load_bank_tables(REPO / "schema")
+    assert not isinstance(tables, Finding), tables
+    context = Context(tables, REPO / "questions")
+    result, _ = check_file(Path(path), path, yaml_text.encode("utf-8"), context)
+    return [f for f in result.findings if rule is None or rule in (f.name, f.code)]
 
 
 def audit_json(*args: str, cwd: Path = REPO) -> tuple[int, dict[str, Any]]:

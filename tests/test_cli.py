@@ -32,9 +32,15 @@ def test_text_format_and_exit_code() -> None:
     assert first.startswith(
         "tests/examples/invalid/title-case/cloud/precision/cloud-202611-e000.yaml:11:8: QB111 title-case "
     )
-    assert result.stdout.splitlines()[-1] == (
-        "1 files, 1 questions: 1 errors, 0 warnings; math: 1 equations, 1 checked, 0 failed"
-    )
+    assert not first.endswith(" [qbank fix]")  # title case: fixed only where the spelling is certain
+    assert result.stdout.splitlines()[-3:] == [
+        "1 files, 1 questions: 1 errors, 0 warnings; math: 1 equations, 1 checked, 0 failed",
+        "`qbank fix --check` shows what `qbank fix` would change: it fixes title case and marker"
+        " spellings where the intended spelling is certain",
+        "`qbank explain CODE` says what a rule asks for, with a failing and a passing example",
+    ]
+    ambiguous = run_cli("audit", str(EXAMPLES / "invalid" / "ambiguous-value")).stdout.splitlines()
+    assert ambiguous[0].endswith(" [qbank fix]") and "it fixes the 1 marked [qbank fix], and" in ambiguous[-2]
 
 
 def test_json_contract() -> None:

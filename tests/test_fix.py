@@ -15,7 +15,7 @@ import crash
 import pytest
 from conftest import REPO, audit_json, run_cli
 
-from qbank import engine, fix, load
+from qbank import engine, fix, load, rules
 from qbank.engine import UsageError
 from qbank.model.fields import text
 
@@ -710,3 +710,18 @@ def test_a_near_miss_that_would_not_complete_the_sections_is_a_heading(bank: Pat
     assert result.changes == () and not result.written
     assert any("near misses not fixed: the sections would still be incomplete" in n for n in result.notes)
     assert path.read_text(encoding="utf-8") == text
+
+
+@pytest.mark.parametrize("code", sorted(rules.FIXABLE))
+def test_each_rule_the_report_marks_fixable_is_fixed_on_its_example(code: str, tmp_path: Path) -> None:
+    """The text report marks findings of rules.FIXABLE with `[qbank fix]`: each such rule's failing
+    example must be one `qbank fix` fixes, so the mark never promises what fix does not do."""
+    from qbank.catalog import get
+
+    example = REPO / "tests" / "examples" / "invalid" / get(code).name
+    bank = tmp_path / "bank"
+    shutil.copytree(example, bank / "questions")
+    shutil.copytree(REPO / "schema", bank / "schema")
+    assert code in {f["code"] for f in audit_json(cwd=bank)[1]["findings"]}
+    assert run_cli("fix", cwd=bank).exit_code == 0
+    assert code not in {f["code"] for f in audit_json(cwd=bank)[1]["findings"]}

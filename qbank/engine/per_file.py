@@ -33,10 +33,14 @@ def check_file(
 ) -> tuple[Result, Record | None]:
     """One file through load, validation and the record checks (`data`: what load.read gave, or
     None to read it here)."""
-    document = load.from_path(file, shown) if data is None else load.from_read(data, shown)
+    ambiguous: list[load.Loc] = []  # plain values YAML 1.1 reads otherwise: reported, and read on
+    document = (
+        load.from_path(file, shown, ambiguous) if data is None else load.from_read(data, shown, ambiguous)
+    )
     if isinstance(document, Finding):
         return Result([document], None, (0, 0, 0, 0)), None
     record, findings, tally = check_document(file, document, context)
+    findings += load.ambiguous_values(document, ambiguous)
     return Result(findings, entry_of(document), tally.counts()), record
 
 

@@ -56,10 +56,10 @@ def _parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     seen: list[str] = []
     real = load.from_bytes
 
-    def counting(data: bytes, path: str) -> object:
+    def counting(data: bytes, path: str, *rest: Any) -> object:
         if path.startswith("questions/"):
             seen.append(Path(path).name)
-        return real(data, path)
+        return real(data, path, *rest)
 
     monkeypatch.setattr(load, "from_bytes", counting)
     return seen

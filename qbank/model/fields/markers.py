@@ -53,17 +53,26 @@ _ANY_WORD = re.compile(r"[^\s\d.)*+-]")  # a character no such line has: content
 
 
 def check_sections(text: str, markers: tuple[Marker, ...]) -> Problem | None:
-    """Each marker once, in order, each section non-empty; the first problem found."""
+    """Each marker once, in order, each section non-empty. Every missing or repeated marker is
+    named in one problem (a wrong `**Pitfall:**` must not hide a missing `**The Consequence:**`
+    until the next run); order and empty sections are checked once all are there."""
     found = []
+    problems: list[Problem] = []
     for marker in markers:
         matches = list(marker.pattern.finditer(text))
         if not matches:
             near = marker.near_miss.search(text)
             hint = f" (found {near.group(0)!r}; write exactly {marker.label})" if near else ""
-            return Problem(f"missing {marker.label}{hint}", near.group(0) if near else "")
-        if len(matches) > 1:
-            return Problem(f"{marker.label} appears {len(matches)} times", matches[1].group(0))
-        found.append((matches[0], marker))
+            problems.append(Problem(f"missing {marker.label}{hint}", near.group(0) if near else ""))
+        elif len(matches) > 1:
+            problems.append(Problem(f"{marker.label} appears {len(matches)} times", matches[1].group(0)))
+        else:
+            found.append((matches[0], marker))
+    if len(problems) > 1 and all(p.message.startswith("missing ") and not p.snippet for p in problems):
+        labels = [p.message.removeprefix("missing ") for p in problems]
+        return Problem(f"missing {', '.join(labels[:-1])} and {labels[-1]}")
+    if problems:
+        return Problem("; ".join(p.message for p in problems), problems[0].snippet)
     for (before, first), (after, second) in zip(found, found[1:], strict=False):
         if after.start() < before.start():
             return Problem(f"{second.label} comes before {first.label}", after.group(0))

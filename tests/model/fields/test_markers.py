@@ -44,3 +44,24 @@ def test_common_mistake_markers() -> None:
     assert "comes before" in markers.common_mistake_markers(swapped).message  # type: ignore[union-attr]
     assert markers.common_mistake_markers("Candidates assume it converged.") is not None
     assert markers.common_mistake_markers("**Pitfall:** a\n**Rationale:** b\n**Consequence:** c") is not None
+
+
+def test_every_missing_marker_is_named_at_once() -> None:
+    """A wrong `**Pitfall:**` must not hide a missing `**The Consequence:**` until the next run."""
+    problem = markers.common_mistake_markers("**Pitfall:** a\n**The Rationale:** b\n")
+    assert problem is not None
+    assert problem.message == (
+        "missing **The Pitfall:** (found '**Pitfall:**'; write exactly **The Pitfall:**); missing **The Consequence:**"
+    )
+    bare = markers.napkin_math_markers("2 * 3 = 6")
+    assert (
+        bare is not None and bare.message == "missing **Assumptions…**, **Calculations:** and **Conclusion…**"
+    )
+
+
+def test_a_heading_without_bold_is_a_near_miss() -> None:
+    text = "1. Assumptions & Constraints:\n- a\n2. **Calculations:**\n- 2 * 3 = 6\n3. **Conclusion:** z\n"
+    assert (
+        message(text)
+        == "missing **Assumptions…** (found 'Assumptions & Constraints:'; write exactly **Assumptions…**)"
+    )

@@ -5,7 +5,10 @@ import re
 
 import pytest
 
+from qbank.finding import Finding
 from qbank.model.fields import text
+from qbank.model.taxonomy import load_bank_tables
+from tests.conftest import REPO
 
 LOWER = frozenset({"mmap", "torch.compile"})
 SPELLINGS = {"gpu": "GPU", "fp16": "FP16", "pytorch": "PyTorch", "int8": "INT8"}
@@ -183,3 +186,12 @@ def test_title_case_fixes_agree_with_the_words_a_fix_rewrites() -> None:
         title = " ".join(rng.choices(tokens, k=rng.randint(1, 8)))
         reference = [(w, e) for _, w, e in text._title_words(title, LOWER, SPELLINGS) if e != w]
         assert text.title_case_fixes(title, LOWER, SPELLINGS) == reference, title
+
+
+def test_nan_is_spelled_as_the_formats_spell_it() -> None:
+    """`nan` in a title is NaN, not Nan (issue 29: `qbank fix` wrote "Nan"), with the bank's words."""
+    tables = load_bank_tables(REPO / "schema")
+    assert not isinstance(tables, Finding)
+    problem = text.title_case("Why the Loss Goes nan in FP16", tables.lowercase_words, tables.spellings)
+    assert problem is not None and "'nan' -> 'NaN'" in problem.message
+    assert text.title_case("Why the Loss Goes NaN in FP16", tables.lowercase_words, tables.spellings) is None
