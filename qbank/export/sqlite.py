@@ -8,7 +8,7 @@ Tables:
   tags(question_id, tag)
   questions_fts(title, scenario, question, realistic_solution)   FTS5, external content = questions
 
-Search: `SELECT id, title FROM questions_fts JOIN questions ON questions.rowid = questions_fts.rowid
+Search: `SELECT questions.id, questions.title FROM questions_fts JOIN questions ON questions.rowid = questions_fts.rowid
 WHERE questions_fts MATCH 'loss scaling' ORDER BY rank`. The file is built in a temporary file
 beside the target and renamed into place; the same release gives the same bytes.
 """

@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
 from qbank.export import sqlite
+from tests.conftest import REPO
 from tests.export.conftest import RELEASED, release_of
 
 
@@ -58,3 +60,14 @@ def test_only_a_database_it_wrote_counts_as_an_earlier_export(tmp_path: Path, ba
     db.close()
     text.write_text("SQLite format 3 is a file format\n")
     assert not any(sqlite.is_export(p) for p in (view, other, text, tmp_path / "missing.sqlite"))
+
+
+def test_the_readme_search_query_runs(tmp_path: Path, bank: Path) -> None:
+    """The query README.md gives for the FTS5 table, as written there (issue 29: `JOIN questions
+    USING (rowid)` failed with "cannot join using column rowid")."""
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    (query,) = re.findall(r"`(SELECT [^`]*questions_fts MATCH [^`]*)`", readme)
+    out = tmp_path / "bank.sqlite"
+    sqlite.write(release_of(bank), out)
+    rows = sqlite3.connect(out).execute(query.replace("'loss scaling'", "'zeppelin'")).fetchall()
+    assert [row[0] for row in rows] == ["edge-202611-e001"]
