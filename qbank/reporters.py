@@ -25,14 +25,12 @@ def text(report: Report) -> str:
         for f in report.findings
     ]
     s = report.summary
+    math = f"; math: {s.math.equations} equations, {s.math.checked} checked, {s.math.failed} failed"
+    confirmed = f"; device claims confirmed: {s.math.device_claims_confirmed}"
     lines.append(
-        f"{_counts(report)}"
-        f"; math: {s.math.equations} equations, {s.math.checked} checked, {s.math.failed} failed"
-        + (
-            f"; device claims confirmed: {s.math.device_claims_confirmed}"
-            if s.math.device_claims_confirmed
-            else ""
-        )
+        _counts(report)
+        + (math if s.files or not s.bank_files else "")  # --bank-only checks no napkin math
+        + (confirmed if s.math.device_claims_confirmed else "")
     )
     if report.findings:
         fixable = sum(f.code in rules.FIXABLE for f in report.findings)
@@ -50,11 +48,12 @@ FIX_MARK = " [qbank fix]"  # a finding of a rule `qbank fix` fixes where the fix
 
 def _counts(report: Report) -> str:
     s = report.summary
+    verdict = f"{s.errors} errors, {s.warnings} warnings"
+    if not s.files and s.bank_files:  # --bank-only: no file had the per-file checks
+        return f"{s.bank_files} files read for the repo-wide rules only: {verdict}"
     deleted = f", {s.deleted} deleted" if s.deleted else ""
     rest = f" (+{s.bank_files} files read for repo-wide rules)" if s.bank_files else ""
-    return (
-        f"{s.files} files{rest}, {s.questions} questions{deleted}: {s.errors} errors, {s.warnings} warnings"
-    )
+    return f"{s.files} files{rest}, {s.questions} questions{deleted}: {verdict}"
 
 
 def as_json(report: Report) -> str:

@@ -296,6 +296,7 @@ def many_files(tmp_path: Path) -> Path:
 def test_progress_bar_only_on_a_terminal_and_only_for_text(many_files: Path) -> None:
     stdout, terminal = _audit_with_a_terminal_on_stderr(many_files)
     assert "auditing" in terminal and f"{PROGRESS_MIN_FILES}/{PROGRESS_MIN_FILES}" in terminal
+    assert f"auditing 0/{PROGRESS_MIN_FILES}" in terminal  # drawn at once, before any result
     assert "auditing" not in stdout and stdout.count("not-mapping") == PROGRESS_MIN_FILES
     for fmt in ("json", "github", "sarif"):
         stdout, terminal = _audit_with_a_terminal_on_stderr(many_files, "--format", fmt)
@@ -372,3 +373,12 @@ def test_export_to_an_unwritable_place_is_a_usage_error(tmp_path: Path) -> None:
     blocker.write_text("not a folder")
     result = run_cli("export", "json", "--out", str(blocker / "r.json"), cwd=bank)
     assert result.exit_code == 2 and "cannot write" in result.output and "internal error" not in result.output
+
+
+def test_the_progress_line_says_the_time_left_from_the_rate_so_far() -> None:
+    """Issue 29: the bar showed nothing for 12 s, then 08:22:03 left for a 36 s run."""
+    from qbank.commands.audit import progress_line
+
+    assert progress_line(0, 3932, 0.0) == "auditing 0/3932   0%  0 s"
+    assert progress_line(1200, 3932, 12.0) == "auditing 1200/3932  30%  12 s, about 27 s left"
+    assert progress_line(3932, 3932, 36.4) == "auditing 3932/3932 100%  36 s"

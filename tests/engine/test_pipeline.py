@@ -68,6 +68,10 @@ def test_bank_only_runs_just_the_repo_wide_rules_over_every_file(bank: Path) -> 
         ("near-duplicate", "questions/cloud/memory/cloud-202611-1c4d.yaml"),
         ("yaml-syntax", "questions/cloud/compute/cloud-202611-0bad.yaml"),  # unreadable: fail closed
     ]
+    summary = run_cli("audit", "--bank-only", cwd=bank).stdout.splitlines()[-3]
+    files = report["summary"]["bank_files"]
+    errors, warnings = report["summary"]["errors"], report["summary"]["warnings"]
+    assert summary == f"{files} files read for the repo-wide rules only: {errors} errors, {warnings} warnings"
     assert report["summary"]["files"] == 0 and report["summary"]["bank_files"] == 4
 
 
