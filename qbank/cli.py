@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from qbank import __version__
-from qbank.commands import audit, explain, export, fix, generate, gpu, migrate, new, schema
+from qbank.commands import audit, explain, export, fix, generate, gpu, migrate, new, schema, stats
 from qbank.commands.common import inert
 
 
@@ -36,7 +36,9 @@ for _command in (
     schema.schema,
     fix.fix,
     migrate.migrate,
+    stats.stats,
     new.new,
+    new.init,
     generate.generate,
     export.export,
     gpu.gpu,

@@ -26,7 +26,6 @@ import dataclasses
 import os
 import subprocess
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any, get_args
 
@@ -35,9 +34,9 @@ from qbank.checks.api import Context
 from qbank.engine import check_document
 from qbank.finding import Finding
 from qbank.fix import marker_fixes, read_file, write_file
-from qbank.model.hardware import HARDWARE_FILE
-from qbank.model.taxonomy import TAXONOMY_FILE, TITLE_WORDS_FILE, BankTables, load_bank_tables
+from qbank.model.taxonomy import TAXONOMY_FILE, BankTables, load_bank_tables
 from qbank.model.vocabulary import CompetencyArea, Track
+from qbank.new import builtin_schema
 
 LEGACY_KEYS = {
     # key: why it stays (none is dropped or renamed: every StaffML key has a place in the model)
@@ -244,8 +243,7 @@ def _schema(root: Path, files: list[FilePlan]) -> dict[str, bytes]:
     """qbank's schema files for a vault without schema/, the vault's extra topics added."""
     if (root / "schema").exists():
         return {}
-    builtin = resources.files("qbank") / "data"
-    made = {name: (builtin / name).read_bytes() for name in (TAXONOMY_FILE, TITLE_WORDS_FILE, HARDWARE_FILE)}
+    made = builtin_schema()
     tables = load_bank_tables(None)
     assert not isinstance(tables, Finding), tables  # the package's own files
     extra = sorted({t for t in _topics(files) if t not in tables.topics})

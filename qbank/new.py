@@ -1,4 +1,5 @@
-"""`qbank new`: a skeleton question in its folder, with a fresh id and placeholders the audit rejects.
+"""`qbank new`: a skeleton question in its folder, with a fresh id and placeholders the audit rejects;
+and `qbank init`: a new, empty bank.
 
 The reference system's template passed its own checks while still full of `<TODO: …>` text
 (research/anchor-vault.md §7). Here every prose field of the skeleton holds a `<TODO` placeholder,
@@ -16,12 +17,14 @@ import re
 import secrets
 from dataclasses import dataclass
 from datetime import date
+from importlib import resources
 from pathlib import Path
 
 from qbank import atomic, load
 from qbank.finding import Finding
 from qbank.model.fields import classification, text
-from qbank.model.taxonomy import BankTables
+from qbank.model.hardware import HARDWARE_FILE
+from qbank.model.taxonomy import TAXONOMY_FILE, TITLE_WORDS_FILE, BankTables
 
 ID_ATTEMPTS = 1000  # 4 hex digits give 65,536 ids per track and month; collisions are rare
 
@@ -38,6 +41,31 @@ class Skeleton:
     zone: str
     topic: str
     title: str
+
+
+def builtin_schema() -> dict[str, bytes]:
+    """qbank's own schema/ files by name: the taxonomy, title words and hardware table a new bank
+    starts from (`qbank init`, `qbank migrate`)."""
+    folder = resources.files("qbank") / "data"
+    return {name: (folder / name).read_bytes() for name in (TAXONOMY_FILE, TITLE_WORDS_FILE, HARDWARE_FILE)}
+
+
+def init(root: Path) -> list[Path]:
+    """Make a bank at `root`: questions/ and schema/ with qbank's tables. Refused (NewError) where
+    a bank or either folder is there already; the files made, in order."""
+    for name in ("questions", "schema"):
+        if (root / name).exists() or (root / name).is_symlink():
+            raise NewError(f"{root / name} exists: {root} is a bank already, or holds one of its folders")
+    made = []
+    try:
+        atomic.make_folder(root / "questions")
+        atomic.make_folder(root / "schema")
+        for name, data in builtin_schema().items():
+            if atomic.create(root / "schema" / name, data):
+                made.append(root / "schema" / name)
+    except (atomic.WriteError, OSError) as exc:
+        raise NewError(str(exc)) from None
+    return [root / "questions", *made]
 
 
 def create(bank: Path, tables: BankTables, skeleton: Skeleton, today: date) -> Path:

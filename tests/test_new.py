@@ -6,6 +6,8 @@ import os
 import re
 import shutil
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import crash
@@ -194,3 +196,48 @@ def test_a_file_where_a_folder_should_be_is_a_usage_error(bank: Path) -> None:
     (bank / "questions" / "cloud").write_text("not a folder\n", encoding="utf-8")
     result = run_cli(*ARGS, cwd=bank)
     assert result.exit_code == 2 and "cannot write the question: [Errno " in result.stderr
+
+
+def test_init_starts_a_bank_that_new_and_audit_work_in(tmp_path: Path) -> None:
+    result = run_cli("init", str(tmp_path / "bank"))
+    assert result.exit_code == 0, result.output
+    bank = tmp_path / "bank"
+    assert sorted(p.name for p in (bank / "schema").iterdir()) == [
+        "hardware.yaml",
+        "taxonomy.yaml",
+        "title-words.yaml",
+    ]
+    made = run_cli(
+        "new",
+        "--track",
+        "cloud",
+        "--area",
+        "precision",
+        "--level",
+        "L2",
+        "--zone",
+        "recall",
+        "--topic",
+        "mixed-precision-training",
+        "--title",
+        "What FP16 Holds",
+        cwd=bank,
+    )
+    assert made.exit_code == 0, made.output
+    names = {f["name"] for f in audit_json(cwd=bank)[1]["findings"]}
+    assert names == {"placeholder"}  # the skeleton's <TODO> fields, and nothing about the bank
+    again = run_cli("init", str(bank))
+    assert again.exit_code == 2 and "is a bank already" in again.output
+
+
+def test_shell_completion_is_clicks_own() -> None:
+    """README's completion line: click prints the script for bash, zsh and fish."""
+    for shell in ("bash", "zsh", "fish"):
+        done = subprocess.run(
+            [str(Path(sys.executable).parent / "qbank")],  # the console script: its name picks the variable
+            env={**os.environ, "_QBANK_COMPLETE": f"{shell}_source"},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0 and "_QBANK_COMPLETE" in done.stdout, (shell, done.stderr)

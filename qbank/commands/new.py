@@ -33,3 +33,18 @@ def new(track: str, competency_area: str, level: str, zone: str, topic: str, tit
     except OSError as exc:  # a file where a folder should be, a read-only bank: not a bug in qbank
         raise click.UsageError(f"cannot write the question: {exc}") from None
     say(display_path(path, Path.cwd()))
+
+
+@click.command()
+@click.argument("path", type=click.Path(path_type=Path, file_okay=False), default=Path("."))
+def init(path: Path) -> None:
+    """Start a bank at PATH: questions/ and schema/ with qbank's taxonomy, title words and hardware
+    table. Then `qbank new` writes its first question, and `qbank audit` checks it."""
+    from qbank import new as authoring
+
+    try:
+        made = authoring.init(path)
+    except authoring.NewError as exc:
+        raise click.UsageError(str(exc)) from None
+    for made_path in made:
+        say(f"made {made_path}")

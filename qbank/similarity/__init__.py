@@ -1,6 +1,6 @@
 """Similarity of texts, a library with no rules: word shingles with numbers masked, Jaccard,
 MinHash and banded LSH, and the masked question-and-answer key (rules near-duplicate and
-duplicate-content, qbank/checks/similar.py, use it; so do `qbank generate` and tools/bank_stats.py).
+duplicate-content, qbank/checks/similar.py, use it; so do `qbank generate` and `qbank stats`).
 
 Near-duplicate questions: the same text with small edits, or with only its numbers changed.
 

@@ -1,22 +1,11 @@
-"""tools/bank_stats.py: copies and template stems in the bank (issue 26, item 4)."""
+"""qbank/stats.py (`qbank stats`): copies and template stems in the bank (issue 26, item 4)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from types import ModuleType
+from pathlib import Path
 
-from qbank import similarity
-from tests.conftest import REPO
-
-
-def _tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bank_stats", REPO / "tools" / "bank_stats.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+from qbank import similarity, stats
+from tests.conftest import EXAMPLES, REPO, run_cli
 
 
 def _row(qid: str, question: str, answer: str) -> dict[str, object]:
@@ -24,7 +13,6 @@ def _row(qid: str, question: str, answer: str) -> dict[str, object]:
 
 
 def test_copies_groups_same_question_and_answer_numbers_aside_and_nothing_else() -> None:
-    tool = _tool()
     rows = [
         _row("cloud-1", "What ridge point?", "The ridge point is about 203 FLOP per byte."),
         _row("cloud-2", "What ridge point?", "The ridge point is about 203 FLOP per byte."),
@@ -32,7 +20,7 @@ def test_copies_groups_same_question_and_answer_numbers_aside_and_nothing_else()
         _row("cloud-4", "Which link?", "NVLink."),
     ]
     # as the rule duplicate-content compares them: numbers and names masked
-    assert tool.copies(rows, similarity.content_key) == [["cloud-1", "cloud-2", "cloud-3"]]
+    assert stats.copies(rows, similarity.content_key) == [["cloud-1", "cloud-2", "cloud-3"]]
 
 
 def test_device_claims_are_counted_by_how_the_evidence_resolves_them() -> None:
@@ -48,5 +36,12 @@ def test_device_claims_are_counted_by_how_the_evidence_resolves_them() -> None:
     wrong = {**claim, "claim": "On an H100, torch.compile keeps them.", "expect": "preserve"}
     v100 = {**claim, "claim": "A V100 flushes them.", "device_scope": "V100"}
     rows = [{"verify": [claim, wrong]}, {"verify": [v100, {"kind": "cast"}]}]
-    found = _tool().device_claims(rows, REPO / "evidence")
+    found = stats.device_claims(rows, REPO / "evidence")
     assert found == {"confirmed": 1, "refuted": 1, "unverified": 1}
+
+
+def test_the_command_prints_the_composition(tmp_path: Path) -> None:
+    result = run_cli("stats", str(EXAMPLES / "valid" / "title-case" / "cloud"))
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("1 questions; each cell: written (not generated) / generated\n")
+    assert "| cloud | 0 / 0 | 0 / 0 | 1 / 0 |" in result.output and "audit summary: {" in result.output
