@@ -225,7 +225,11 @@ def _quoted(text: str, document: Document, ambiguous: list[Loc]) -> tuple[Docume
     quoted = load.parse(done.text, document.path)
     if isinstance(quoted, Finding):  # rewrite proved it loads; kept as a guard
         return _describe(quoted)
-    return quoted, done.text, [f"value at {_dotted(loc)} quoted" for loc in ambiguous]
+    return quoted, done.text, [f"{_kind_of(loc)} at {_dotted(loc)} quoted" for loc in ambiguous]
+
+
+def _kind_of(loc: Loc) -> str:
+    return "key" if isinstance(loc, load.KeyLoc) else "value"
 
 
 def _describe(finding: Finding) -> str:

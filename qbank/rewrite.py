@@ -31,7 +31,7 @@ from ruamel.yaml.scalarstring import SingleQuotedScalarString
 
 from qbank import load
 from qbank.finding import Finding
-from qbank.load import Document, Loc, Positions
+from qbank.load import Document, KeyLoc, Loc, Positions
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,8 @@ class Add:
 
 @dataclass(frozen=True)
 class Quote:
-    """The plain scalar at `loc` written in single quotes: its value as YAML 1.2 reads it, kept."""
+    """The plain scalar at `loc` written in single quotes: its value as YAML 1.2 reads it, kept.
+    A load.KeyLoc names a key: `{3: "8192"}` becomes `{'3': "8192"}`."""
 
     loc: Loc
 
@@ -152,9 +153,14 @@ def _by_ruamel(text: str, edits: list[Edit], sources: dict[Loc, str]) -> tuple[s
 
 
 def _source(text: str, document: Document, loc: Loc) -> str:
-    """The text of the plain scalar at `loc`: what YAML 1.2 reads as its value."""
-    start, end = document.positions.span(loc) or (0, 0)
+    """The text of the plain scalar at `loc` (a value, or a key for a KeyLoc)."""
+    start, end = _quoted_span(document, loc)
     return text[start:end]
+
+
+def _quoted_span(document: Document, loc: Loc) -> tuple[int, int]:
+    positions = document.positions
+    return (positions.key_span(loc) if isinstance(loc, KeyLoc) else positions.span(loc)) or (0, 0)
 
 
 def _dumped(yaml: YAML, data: Any) -> str:
@@ -189,7 +195,12 @@ def _apply(data: CommentedMap, edits: list[Edit], sources: dict[Loc, str]) -> No
             holder: Any = data
             for step in parents:
                 holder = holder[step]
-            holder[last] = SingleQuotedScalarString(sources[edit.loc])
+            if isinstance(edit.loc, KeyLoc):  # ruamel.yaml read the key as a number: its own key
+                old = next(k for k in holder if str(k) == str(last))
+                place = list(holder).index(old)
+                holder.insert(place, SingleQuotedScalarString(sources[edit.loc]), holder.pop(old))
+            else:
+                holder[last] = SingleQuotedScalarString(sources[edit.loc])
         elif isinstance(edit, Drop):
             del data[edit.key]
         else:
@@ -208,7 +219,7 @@ def _splice(text: str, document: Document, edits: list[Edit]) -> str:
     pieces: list[tuple[int, int, str]] = []
     for edit in edits:
         if isinstance(edit, Quote):
-            start, end = positions.span(edit.loc) or (0, 0)
+            start, end = _quoted_span(document, edit.loc)
             pieces.append((start, end, "'" + _source(text, document, edit.loc).replace("'", "''") + "'"))
         elif isinstance(edit, Add):
             after = next((k for k in edit.after if k in document.data), None)
@@ -261,7 +272,7 @@ def _allowed_lines(text: str, document: Document, edits: list[Edit]) -> tuple[se
         if isinstance(edit, Add):
             added += 1
         elif isinstance(edit, Quote):
-            line, _ = positions.value(edit.loc)
+            line, _ = positions.key(edit.loc) if isinstance(edit.loc, KeyLoc) else positions.value(edit.loc)
             lines.add(line - 1)
         elif isinstance(edit, Rename):
             lines.add(positions.key((edit.old,))[0] - 1)

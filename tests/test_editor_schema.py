@@ -63,3 +63,19 @@ def test_topic_enum_is_the_banks_taxonomy() -> None:
     taxonomy = load_bank_tables(REPO / "schema")
     assert not isinstance(taxonomy, Finding)
     assert SCHEMA["properties"]["topic"]["enum"] == sorted(taxonomy.topics)
+
+
+def test_every_question_passes_as_pyyaml_and_editors_read_it() -> None:
+    """Editors and other tools read the files with a YAML 1.1 loader, where `expect_scale: {3: "8192"}`
+    has the number 3 as a key and crashed PyYAML + jsonschema (issue 29): the audit now asks for such
+    keys quoted (ambiguous-value), so every file reads the same to them as to qbank."""
+    import yaml
+
+    files = sorted((REPO / "questions").rglob("*.yaml"))
+    failures = {}
+    for file in files:
+        data = yaml.load(file.read_bytes(), Loader=yaml.CSafeLoader)
+        errors = [e.message for e in VALIDATOR.iter_errors(data)]
+        if errors or data != _data(file):
+            failures[file.name] = errors or ["reads otherwise than qbank reads it"]
+    assert failures == {}

@@ -132,3 +132,12 @@ def test_ruamel_yaml_is_imported_by_the_writer_alone() -> None:
         if re.search(r"^\s*(?:from|import) ruamel\b", path.read_text(encoding="utf-8"), re.M)
     )
     assert importers == ["qbank/rewrite.py"]
+
+
+def test_a_key_yaml_reads_as_a_number_is_quoted_where_it_stands() -> None:
+    text = 'verify:\n- kind: loss_scaler\n  expect_scale: {3: "8192", 10: "4"}  # two steps\n'
+    document, ambiguous = _document(text)
+    done = rewrite.rewrite(text, document, [rewrite.Quote(loc) for loc in ambiguous])
+    assert isinstance(done, rewrite.Rewritten)
+    (new,) = _changed_lines(text, done.text)[1]  # one line, and its comment stays
+    assert new.startswith("  expect_scale: {'3': \"8192\", '10': \"4\"}") and new.endswith(" # two steps")

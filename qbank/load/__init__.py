@@ -16,17 +16,18 @@ import os
 from typing import Any
 
 from qbank.finding import Finding
-from qbank.load.document import Document, Loc, Positions
+from qbank.load.document import Document, KeyLoc, Loc, Positions
 from qbank.load.reading import YAML_SUFFIXES, NotRegular, iter_yaml_files, read, read_regular
 from qbank.load.rules import MAX_BYTES, ambiguous_value, encoding
 from qbank.load.scalars import ambiguity, scalar_value, yaml11_type
-from qbank.load.walker import parse
+from qbank.load.walker import key_kind, key_message, parse
 
 __all__ = [
     "MAX_BYTES",
     "YAML_SUFFIXES",
     "ambiguous_values",
     "Document",
+    "KeyLoc",
     "Loc",
     "NotRegular",
     "Positions",
@@ -60,11 +61,16 @@ def ambiguous_values(document: Document, places: list[Loc]) -> list[Finding]:
     reports the first of them: the audit reports them all and checks the rest of the file."""
     found = []
     for loc in places:
-        value: Any = document.data
-        for step in loc:
-            value = value[step]
-        line, column = document.positions.value(loc)
-        found.append(ambiguous_value(document.path, line, column, ambiguity(value, yaml11_type(value) or "")))
+        if isinstance(loc, KeyLoc):
+            line, column = document.positions.key(loc)
+            message = key_message(str(loc[-1]), key_kind(str(loc[-1])) or "")
+        else:
+            value: Any = document.data
+            for step in loc:
+                value = value[step]
+            line, column = document.positions.value(loc)
+            message = ambiguity(value, yaml11_type(value) or "")
+        found.append(ambiguous_value(document.path, line, column, message))
     return found
 
 

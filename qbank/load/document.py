@@ -7,6 +7,12 @@ from typing import Any, NamedTuple
 
 Loc = tuple[str | int, ...]
 
+
+class KeyLoc(tuple):  # type: ignore[type-arg]
+    """The key (not the value) at a location: where a plain key YAML reads as a number, boolean or
+    null must be quoted (`expect_scale: {3: "8192"}`: PyYAML and editors see the number 3)."""
+
+
 Marks = tuple[Any, Any, Any]
 """Where the walker found a key: its key's start mark, and its value's start and end marks (an item of
 a list: the item's start mark twice). Kept as libyaml made them: a _Span is made only when asked for
@@ -73,6 +79,14 @@ class Positions:
         """
         span = self._span(loc)
         return (span.start, span.end) if span else None
+
+    def key_span(self, loc: Loc) -> tuple[int, int] | None:
+        """Character offsets (start, end) of the plain key of `loc`; None if absent."""
+        marks = self._spans.get(loc)
+        if marks is None or not loc:
+            return None
+        start = marks[0].index
+        return start, start + len(str(loc[-1]))
 
     def at(self, index: int) -> tuple[int, int]:
         """The place of the character at offset `index` of the text, lines counted at line feeds."""

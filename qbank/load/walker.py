@@ -17,7 +17,7 @@ import yaml
 
 from qbank import memo
 from qbank.finding import Finding
-from qbank.load.document import Document, Loc, Marks, Positions, line_col
+from qbank.load.document import Document, KeyLoc, Loc, Marks, Positions, line_col
 from qbank.load.rules import (
     MAX_DEPTH,
     ambiguous_value,
@@ -211,6 +211,16 @@ class _Walker:
             items.append(self.walk(item, where))
         return items
 
+    def _key(self, node: yaml.ScalarNode, where: Loc) -> None:
+        """A plain key a YAML reader takes for a number, boolean or null: refused, or (with an
+        `ambiguous` list) listed as a KeyLoc, for the writers to quote."""
+        kind = key_kind(node.value)
+        if kind is None:
+            return
+        if self.ambiguous is None:
+            raise _Problem(ambiguous_value, node.start_mark, key_message(node.value, kind))
+        self.ambiguous.append(KeyLoc(where))
+
     def _mapping(self, node: yaml.MappingNode, loc: Loc) -> dict[str, Any]:
         out: dict[str, Any] = {}
         spans = self.spans
@@ -223,12 +233,37 @@ class _Walker:
             if key == "<<" and not key_node.style:
                 raise _Problem(merge_key, key_node.start_mark, "merge key `<<`")
             where = loc + (key,)
+            if not key_node.style and not (key[:1] in STRING_STARTS and key not in YAML11_WORDS):
+                self._key(key_node, where)
             if key in out:
                 first = spans[where][0].line + 1
                 raise _Problem(duplicate_key, key_node.start_mark, f"key {key!r} repeats line {first}")
             spans[where] = (key_node.start_mark, value_node.start_mark, value_node.end_mark)
             out[key] = self.walk(value_node, where)
         return out
+
+
+def key_kind(key: str) -> str | None:
+    """What a YAML reader makes of a plain key that is not a string to it: qbank reads every key as
+    text, PyYAML and editors read `3:` as the number 3 (YAML 1.2 does too)."""
+    if key in _SHORT_WORDS:  # PyYAML reads y and n as strings: a field named `n` stays as it is
+        return None
+    value = scalar_value(key, None)
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if not isinstance(value, str):
+        return "number"
+    return yaml11_type(key)
+
+
+_SHORT_WORDS = frozenset("yYnN")
+
+
+def key_message(key: str, kind: str) -> str:
+    shown = key if len(key) <= 40 else key[:40] + "…"
+    return f"key `{shown}` is a {kind} to YAML readers (qbank reads keys as text)"
 
 
 def _scalar(node: yaml.ScalarNode) -> Any:

@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from qbank import load
 from qbank.load import walker
 from tests.load import loaded, problem
 
@@ -81,3 +82,16 @@ def test_an_error_at_the_end_of_the_file_is_placed_inside_it(text: str, place: t
     """libyaml marks the end of a file without a final line break on the line after it."""
     finding = problem(text)
     assert (finding.name, (finding.line, finding.column)) == ("yaml-syntax", place)
+
+
+def test_a_plain_key_yaml_reads_as_a_number_or_boolean_must_be_quoted() -> None:
+    """qbank reads every key as text; PyYAML and editors read `3:` as the number 3 (issue 29)."""
+    finding = problem('expect_scale: {3: "8192"}\n')
+    assert (finding.name, finding.line, finding.column) == ("ambiguous-value", 1, 16)
+    assert finding.message.startswith("key `3` is a number to YAML readers")
+    assert problem("true: 1\n").message.startswith("key `true` is a boolean")
+    assert loaded("expect_scale: {'3': '8192'}\nn: 4\ny: 5\nsteps: 2\n").data["expect_scale"] == {"3": "8192"}
+    ambiguous: list[load.Loc] = []
+    document = load.parse('expect_scale: {3: "8192"}\n', "q.yaml", ambiguous)
+    assert isinstance(document, load.Document) and document.data == {"expect_scale": {"3": "8192"}}
+    assert ambiguous == [("expect_scale", "3")] and isinstance(ambiguous[0], load.KeyLoc)
