@@ -382,3 +382,16 @@ def test_the_progress_line_says_the_time_left_from_the_rate_so_far() -> None:
     assert progress_line(0, 3932, 0.0) == "auditing 0/3932   0%  0 s"
     assert progress_line(1200, 3932, 12.0) == "auditing 1200/3932  30%  12 s, about 27 s left"
     assert progress_line(3932, 3932, 36.4) == "auditing 3932/3932 100%  36 s"
+
+
+def test_export_without_the_export_extra_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hook and CI environments install qbank without Jinja2, markdown-it and genanki (issue 29):
+    `qbank export` says how to get them instead of failing on an import."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "genanki" else real(name, *a)
+    )
+    result = run_cli("export", "json", "--out", "x.json")
+    assert result.exit_code == 2 and "pip install 'qbank[export]'" in result.output

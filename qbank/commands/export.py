@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import typing
 from collections.abc import Callable
 from pathlib import Path
@@ -20,8 +21,17 @@ if typing.TYPE_CHECKING:  # exports load the model and Jinja only when they run
 def export() -> None:
     """Export the released questions: JSON, SQLite, a static study site, an Anki deck.
 
-    Released: status published, the file validates, and the audit finds no error in it.
+    Released: status published, the file validates, and the audit finds no error in it. Needs the
+    export extra: pip install 'qbank[export]'.
     """
+    missing = [name for name in _EXPORT_LIBRARIES if importlib.util.find_spec(name) is None]
+    if missing:
+        raise click.UsageError(
+            f"qbank export needs {', '.join(missing)}: pip install 'qbank[export]' (the audit does not)"
+        )
+
+
+_EXPORT_LIBRARIES = ("jinja2", "markdown_it", "genanki")  # pyproject.toml's export extra
 
 
 def _out_option(metavar: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
