@@ -85,6 +85,37 @@ def export_site(out: Path) -> None:
     )
 
 
+@export.command("all")
+@_out_option("DIR")
+@_force_option("JSON, SQLite or Anki")
+def export_all(out: Path, force: bool) -> None:
+    """All four from one audit: DIR/release.json, DIR/release.sqlite, DIR/site/ and DIR/qbank.apkg.
+    Each output is checked, as its own command checks it, before the audit starts."""
+    from qbank.export import anki, release, site, sqlite
+    from qbank.export import files as outputs
+
+    singles = (
+        ("release.json", "JSON", release.is_export, release.write_json),
+        ("release.sqlite", "SQLite", sqlite.is_export, sqlite.write),
+        ("qbank.apkg", "Anki", anki.is_export, anki.write),
+    )
+
+    def preflight(bank: Path) -> files.Previous:
+        if out.exists() and not out.is_dir() or out.is_symlink():
+            raise outputs.OutputError(f"{out} is not a folder")
+        for name, kind, is_export, _ in singles:
+            outputs.refuse_foreign(out / name, is_export, kind, force)
+        return _site_preflight(out / "site", bank)
+
+    def write(chosen: Release, previous: files.Previous) -> None:
+        out.mkdir(parents=True, exist_ok=True)
+        for name, _, _, writer in singles:
+            writer(chosen, out / name)
+        site.build(chosen, out / "site", previous=previous)
+
+    _export(preflight, write, out)
+
+
 def _site_preflight(out: Path, bank: Path) -> files.Previous:
     from qbank.export import files, site
 

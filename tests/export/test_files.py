@@ -192,3 +192,23 @@ def test_a_file_larger_than_is_held_in_memory_is_proven_as_a_stream(
     (tmp_path / "out" / "index.html").write_text("y" * 100)
     with pytest.raises(files.OutputError, match="changed since qbank wrote it"):
         files.refuse_unproven(tmp_path / "out", ["index.html"], previous)
+
+
+def test_export_all_writes_the_four_from_one_audit(
+    bank: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 29: four exports were four serial audits; `export all` audits once, and checks every
+    output before it starts."""
+    from qbank import engine
+
+    audits = []
+    real = engine.audit
+    monkeypatch.setattr(engine, "audit", lambda *args: audits.append(args) or real(*args))
+    out = tmp_path / "release"
+    result = run_cli("export", "all", "--out", str(out), cwd=bank)
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == ["qbank.apkg", "release.json", "release.sqlite", "site"]
+    assert (out / "site" / "index.html").is_file() and len(audits) == 1
+    (out / "release.json").write_text("{}", encoding="utf-8")  # not an export qbank wrote
+    again = run_cli("export", "all", "--out", str(out), cwd=bank)
+    assert again.exit_code == 2 and "release.json" in again.output and len(audits) == 1  # refused first
