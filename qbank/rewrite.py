@@ -109,6 +109,8 @@ def _expected(data: dict[str, Any], edits: list[Edit]) -> dict[str, Any] | str:
         elif isinstance(edit, Drop):
             new.pop(edit.key, None)
         elif isinstance(edit, Rename):
+            if edit.old not in new:
+                return f"`{edit.old}` is not there"
             if edit.new in new:
                 return f"`{edit.new}` is there already"
             new[edit.new] = new.pop(edit.old)
