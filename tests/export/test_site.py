@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
@@ -333,3 +334,22 @@ def test_coverage_and_pages_say_what_is_written_and_what_is_a_generated_drill(tm
     assert shown == f'{written + 1}</a><span class="split">{written}&nbsp;/&nbsp;1</span>'
     assert "A generated drill" in (out / "q" / "cloud-202611-e010.html").read_text(encoding="utf-8")
     assert "A generated drill" not in (out / "q" / "cloud-202611-e000.html").read_text(encoding="utf-8")
+
+
+def test_a_page_says_who_wrote_it_and_the_time_to_allow(tmp_path: Path, bank: Path) -> None:
+    """Issue 29: provenance shown for every kind, and the expected time."""
+    copy = tmp_path / "bank"
+    shutil.copytree(bank, copy)
+    path = next((copy / "questions").rglob("cloud-202611-e002.yaml"))
+    text = path.read_text(encoding="utf-8").replace("provenance: human\n", "provenance: imported\n")
+    path.write_text(
+        text.replace("status: published\n", "status: published\nexpected_time_minutes: 12\n"),
+        encoding="utf-8",
+    )
+    out = tmp_path / "site"
+    site.build(release_of(copy), out)
+    page = (out / "q" / "cloud-202611-e002.html").read_text(encoding="utf-8")
+    assert "Imported from another bank; checked by the audit." in page
+    assert '<span class="time">about 12 min</span>' in page
+    other = (out / "q" / "cloud-202611-e004.html").read_text(encoding="utf-8")
+    assert "Written by a person; checked by the audit." in other and 'class="time"' not in other

@@ -99,7 +99,9 @@ def test_reveal_shows_the_answer_mistake_and_napkin_math(
     assert not answer.locator("p.correct").is_visible()
     weight = "getComputedStyle(document.getElementById('option-1')).fontWeight"
     assert page.evaluate(weight) == "400"  # the right option is not given away
+    assert answer.locator("summary").inner_text().startswith("Show the answer")
     page.click("#answer summary")
+    assert answer.locator("summary").inner_text().startswith("Hide the answer")  # issue 29: it stayed "Show"
     assert answer.locator("p.correct").inner_text() == "Correct option: B"
     assert page.evaluate(weight) == "600"
     assert answer.get_by_text("dynamic loss scaling keeps them representable").is_visible()
