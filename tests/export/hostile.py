@@ -372,7 +372,7 @@ ATTRIBUTES = {
     "script": {"src"},
     "a": {"href", "class", "id", "rel", "aria-current", "title"},
     "article": {"class", "data-id"},
-    "button": {"type", "id", "data-mark", "aria-pressed"},
+    "button": {"type", "id", "data-mark", "aria-pressed", "hidden"},
     "code": {"class"},
     "details": {"id", "open"},
     "div": {"class", "role", "aria-label"},
@@ -404,7 +404,7 @@ URL_ATTRIBUTES = {"href", "src", "action", "formaction", "xlink:href", "data", "
 SCHEMES = {"", "http", "https", "mailto"}
 IDS = re.compile(
     r"main|search|q|count|results|clear|f-[a-z]+|answer|mistake|napkin|mark|status|got-it|review"
-    r"|prev|next|option-[0-3]|track-level|area-track"
+    r"|prev|next|option-[0-3]|track-level|area-track|more"
 )
 SCRIPTS = {"assets/index.js", "assets/search.js", "../assets/question.js", "../assets/katex/katex.min.js"}
 STYLESHEETS = {"assets/site.css", "../assets/site.css", "../assets/katex/katex.min.css"}

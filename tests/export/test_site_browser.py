@@ -79,6 +79,31 @@ def test_search_finds_a_question_by_a_word_of_its_scenario(
     page.screenshot(path=str(tmp_path / "search.png"))
 
 
+def test_every_question_is_reachable_by_paging(watched: Watched, built: Path) -> None:
+    """Issue 29: only the first 200 questions were reachable from the unfiltered index. Rows are
+    added to the page's own index data (a bank of 450 distinct questions is slow to build)."""
+    page = watched.open(built / "index.html")
+    page.evaluate(
+        """() => { for (let i = 0; i < 450; i++) window.QBANK.questions.push(
+             ["cloud-202611-p" + i, "Paged Question " + i, "cloud", "L2", "recall", "compute",
+              "roofline-analysis", "paged question " + i]); }"""
+    )
+    page.fill("#q", "paged")
+    total = 450
+    assert page.inner_text("#count") == f"{total} questions, the first 200 shown"
+    assert page.inner_text("#more") == "Show 200 more (250 not shown)"
+    page.click("#more")
+    assert (
+        len(_titles(page)) == 400
+        and page.evaluate("document.activeElement.textContent") == "Paged Question 200"
+    )
+    page.click("#more")
+    assert len(_titles(page)) == total and page.locator("#more").is_hidden()
+    assert page.inner_text("#count") == f"{total} questions"
+    page.fill("#q", "paged question 4")  # a new query starts at the first page again
+    assert len(_titles(page)) == sum("4" in str(i) for i in range(total)) and page.locator("#more").is_hidden()
+
+
 def test_a_filter_narrows_the_list_and_lives_in_the_address(watched: Watched, built: Path) -> None:
     page = watched.open(built / "index.html")
     page.select_option("#f-track", "edge")

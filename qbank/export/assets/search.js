@@ -4,7 +4,7 @@
 (function () {
   "use strict";
   var KEY = "qbank-progress";
-  var LIMIT = 200; // rendering more rows than a page shows only slows typing down
+  var LIMIT = 200; // rows rendered at a time: more only slows typing down; "Show more" pages on
   var COLUMN = { track: 2, level: 3, zone: 4, area: 5, topic: 6 };
   var LABEL = { seen: "seen", "got-it": "got it", review: "review again" };
   var rows = window.QBANK.questions;
@@ -12,6 +12,12 @@
   var results = document.getElementById("results");
   var count = document.getElementById("count");
   var selects = Array.prototype.slice.call(document.querySelectorAll("select[data-facet]"));
+  var shown = LIMIT; // rows shown now: back to LIMIT whenever the query or a filter changes
+  var more = document.createElement("button");
+  more.type = "button";
+  more.id = "more";
+  more.hidden = true;
+  results.insertAdjacentElement("afterend", more);
 
   function progress() {
     try {
@@ -71,12 +77,15 @@
       return matches(row, words, chosen, marks);
     });
     var list = document.createDocumentFragment();
-    hits.slice(0, LIMIT).forEach(function (row) {
+    hits.slice(0, shown).forEach(function (row) {
       list.appendChild(item(row, marks[row[0]]));
     });
     results.replaceChildren(list);
     var noun = hits.length === 1 ? " question" : " questions";
-    count.textContent = hits.length + noun + (hits.length > LIMIT ? ", the first " + LIMIT + " shown" : "");
+    var left = hits.length - shown;
+    count.textContent = hits.length + noun + (left > 0 ? ", the first " + shown + " shown" : "");
+    more.hidden = left <= 0;
+    more.textContent = "Show " + Math.min(left, LIMIT) + " more (" + left + " not shown)";
     saveHash(words.length ? query.value : "", chosen);
   }
 
@@ -102,9 +111,21 @@
     });
   }
 
-  query.addEventListener("input", update);
+  function fresh() {
+    shown = LIMIT;
+    update();
+  }
+
+  more.addEventListener("click", function () {
+    var first = results.children.length; // the first new row gets the focus, for keyboards
+    shown += LIMIT;
+    update();
+    var link = results.children[first] && results.children[first].querySelector("a");
+    if (link) link.focus();
+  });
+  query.addEventListener("input", fresh);
   selects.forEach(function (select) {
-    select.addEventListener("change", update);
+    select.addEventListener("change", fresh);
   });
   document.getElementById("search").addEventListener("submit", function (event) {
     event.preventDefault();
@@ -112,7 +133,7 @@
     if (first) first.focus();
   });
   document.getElementById("search").addEventListener("reset", function () {
-    setTimeout(update, 0); // after the form has cleared its fields
+    setTimeout(fresh, 0); // after the form has cleared its fields
   });
   document.addEventListener("keydown", function (event) {
     var typing = /^(INPUT|SELECT|TEXTAREA)$/.test(document.activeElement.tagName);
