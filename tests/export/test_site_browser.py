@@ -101,7 +101,24 @@ def test_every_question_is_reachable_by_paging(watched: Watched, built: Path) ->
     assert len(_titles(page)) == total and page.locator("#more").is_hidden()
     assert page.inner_text("#count") == f"{total} questions"
     page.fill("#q", "paged question 4")  # a new query starts at the first page again
-    assert len(_titles(page)) == sum("4" in str(i) for i in range(total)) and page.locator("#more").is_hidden()
+    assert (
+        len(_titles(page)) == sum("4" in str(i) for i in range(total)) and page.locator("#more").is_hidden()
+    )
+
+
+def test_previous_and_next_follow_the_filtered_list(watched: Watched, built: Path) -> None:
+    """Issue 29: ←/→ went through the whole bank whatever the filter (edge L5 -> an L1 question)."""
+    page = watched.open(built / "index.html")
+    page.fill("#q", "ported V100")
+    first, second = [a.get_attribute("href") for a in page.locator("#results li > a").all()][:2]
+    page.click("#results li:first-child > a")
+    page.wait_for_url("**/" + first)
+    assert page.get_attribute("#next", "href") == second.removeprefix("q/")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_url("**/" + second)
+    assert page.locator("#next").count() == 0  # the last of the filtered list
+    assert page.get_attribute("#prev", "href") == first.removeprefix("q/")
+    assert page.get_attribute("nav.pager a[href*='index.html']", "href").endswith("index.html#q=ported+V100")
 
 
 def test_a_filter_narrows_the_list_and_lives_in_the_address(watched: Watched, built: Path) -> None:
@@ -164,8 +181,11 @@ def test_keyboard_alone_reaches_a_question(watched: Watched, built: Path) -> Non
     page.wait_for_url("**/q/edge-202611-e001.html")
     page.keyboard.press("a")
     assert page.evaluate("document.getElementById('answer').open") is True
-    page.keyboard.press("ArrowLeft")  # previous in id order
-    page.wait_for_url("**/q/cloud-202611-e004.html")
+    assert page.locator("#prev").count() == 0  # the search found this one question: no previous
+    fresh = page.context.new_page()  # a new tab: no list, so the bank's order
+    fresh.goto((built / "q" / "edge-202611-e001.html").as_uri())
+    fresh.keyboard.press("ArrowLeft")  # previous in id order
+    fresh.wait_for_url("**/q/cloud-202611-e004.html")
 
 
 def test_math_is_typeset_offline(watched: Watched, built: Path, tmp_path: Path) -> None:

@@ -60,6 +60,39 @@
     details.querySelector("summary").focus();
   }
 
+  // ←/→ follow the list the index showed last (its query and filters), where this question is in
+  // it; else the bank's order the page was built with.
+  function followList() {
+    var list;
+    try {
+      list = JSON.parse(sessionStorage.getItem("qbank-list") || "null");
+    } catch (e) {
+      return;
+    }
+    var at = list && Array.isArray(list.ids) ? list.ids.indexOf(id) : -1;
+    if (at < 0) return;
+    var pager = document.querySelector("nav.pager");
+    [["prev", at - 1, "← Previous"], ["next", at + 1, "Next →"]].forEach(function (step) {
+      var link = document.getElementById(step[0]);
+      var target = list.ids[step[1]];
+      if (!target) {
+        if (link) link.replaceWith(document.createElement("span"));
+        return;
+      }
+      if (!link) {
+        link = document.createElement("a");
+        link.id = step[0];
+        link.rel = step[0];
+        link.textContent = step[2];
+        pager.children[step[0] === "prev" ? 0 : 2].replaceWith(link);
+      }
+      link.href = encodeURIComponent(target) + ".html";
+    });
+    var back = pager.children[1];
+    if (typeof list.hash === "string" && list.hash) back.href = "../index.html" + list.hash;
+  }
+  followList();
+
   function go(rel) {
     var link = document.getElementById(rel);
     if (link) location.href = link.href;

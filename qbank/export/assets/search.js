@@ -4,6 +4,7 @@
 (function () {
   "use strict";
   var KEY = "qbank-progress";
+  var LIST = "qbank-list"; // the list as filtered, for a question page's ←/→ (assets/question.js)
   var LIMIT = 200; // rows rendered at a time: more only slows typing down; "Show more" pages on
   var COLUMN = { track: 2, level: 3, zone: 4, area: 5, topic: 6 };
   var LABEL = { seen: "seen", "got-it": "got it", review: "review again" };
@@ -87,6 +88,11 @@
     more.hidden = left <= 0;
     more.textContent = "Show " + Math.min(left, LIMIT) + " more (" + left + " not shown)";
     saveHash(words.length ? query.value : "", chosen);
+    try {
+      sessionStorage.setItem(LIST, JSON.stringify({ hash: location.hash, ids: hits.map(function (r) { return r[0]; }) }));
+    } catch (e) {
+      // no session storage (a private window, a full quota): pages keep the bank's order
+    }
   }
 
   function saveHash(text, chosen) {
