@@ -404,7 +404,7 @@ URL_ATTRIBUTES = {"href", "src", "action", "formaction", "xlink:href", "data", "
 SCHEMES = {"", "http", "https", "mailto"}
 IDS = re.compile(
     r"main|search|q|count|results|clear|f-[a-z]+|answer|mistake|napkin|mark|status|got-it|review"
-    r"|prev|next|option-[0-3]|track-level|area-track|more"
+    r"|prev|next|option-[0-3]|track-level|area-track|more|random"
 )
 SCRIPTS = {"assets/index.js", "assets/search.js", "../assets/question.js", "../assets/katex/katex.min.js"}
 STYLESHEETS = {"assets/site.css", "../assets/site.css", "../assets/katex/katex.min.css"}

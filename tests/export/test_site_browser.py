@@ -121,6 +121,23 @@ def test_previous_and_next_follow_the_filtered_list(watched: Watched, built: Pat
     assert page.get_attribute("nav.pager a[href*='index.html']", "href").endswith("index.html#q=ported+V100")
 
 
+def test_random_unseen_picks_from_the_filtered_list_and_never_a_seen_question(
+    watched: Watched, built: Path
+) -> None:
+    page = watched.open(built / "index.html")
+    page.fill("#q", "ported V100")  # two questions
+    visited = set()
+    for _ in range(2):
+        page.click("#random")
+        page.wait_for_url("**/q/*.html")
+        visited.add(page.url.rsplit("/", 1)[-1])  # the page marks itself seen
+        page.go_back()
+        page.wait_for_url("**/index.html*")
+    assert visited == {"cloud-202611-e000.html", "cloud-202611-e004.html"}
+    page.click("#random")
+    assert page.inner_text("#count") == "Every question of this list has been seen."
+
+
 def test_a_filter_narrows_the_list_and_lives_in_the_address(watched: Watched, built: Path) -> None:
     page = watched.open(built / "index.html")
     page.select_option("#f-track", "edge")

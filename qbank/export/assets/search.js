@@ -122,6 +122,21 @@
     update();
   }
 
+  // A question of the list as filtered that this browser has not shown yet, picked at random.
+  document.getElementById("random").addEventListener("click", function () {
+    var words = query.value.toLowerCase().split(/\s+/).filter(Boolean);
+    var chosen = state();
+    var marks = progress();
+    var unseen = rows.filter(function (row) {
+      return !marks[row[0]] && matches(row, words, chosen, marks);
+    });
+    if (!unseen.length) {
+      count.textContent = "Every question of this list has been seen.";
+      return;
+    }
+    location.href = "q/" + encodeURIComponent(unseen[Math.floor(Math.random() * unseen.length)][0]) + ".html";
+  });
+
   more.addEventListener("click", function () {
     var first = results.children.length; // the first new row gets the focus, for keyboards
     shown += LIMIT;
