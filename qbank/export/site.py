@@ -243,11 +243,13 @@ FACETS = (
     ("zone", "Zone", "zone"),
     ("area", "Competency area", "competency_area"),
     ("topic", "Topic", "topic"),
+    ("provenance", "Written by", "provenance"),  # a person, an LLM draft, a generated drill, ...
 )
 
 
 def _index_script(release: Release) -> str:
-    """window.QBANK: one row per question, [id, title, track, level, zone, area, topic, search text]."""
+    """window.QBANK: one row per question, [id, title, track, level, zone, area, topic, search text,
+    provenance]."""
     rows = [
         [
             q.id,
@@ -258,6 +260,7 @@ def _index_script(release: Release) -> str:
             q.competency_area,
             q.topic,
             " ".join([q.title, q.scenario, q.question or "", q.topic, *(q.tags or ())]).lower(),
+            q.provenance,
         ]
         for q in (e.question for e in release.entries)
     ]

@@ -350,6 +350,9 @@ def test_a_page_says_who_wrote_it_and_the_time_to_allow(tmp_path: Path, bank: Pa
     site.build(release_of(copy), out)
     page = (out / "q" / "cloud-202611-e002.html").read_text(encoding="utf-8")
     assert "Imported from another bank; checked by the audit." in page
+    index = (out / "index.html").read_text(encoding="utf-8")  # and filterable: the Written by facet
+    assert '<select id="f-provenance" data-facet="provenance">' in index
+    assert '<option value="imported">imported (1)</option>' in index
     assert '<span class="time">about 12 min</span>' in page
     other = (out / "q" / "cloud-202611-e004.html").read_text(encoding="utf-8")
     assert "Written by a person; checked by the audit." in other and 'class="time"' not in other

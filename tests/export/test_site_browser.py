@@ -148,6 +148,8 @@ def test_a_filter_narrows_the_list_and_lives_in_the_address(watched: Watched, bu
     assert len(_titles(page)) == 4
     page.goto((built / "index.html").as_uri() + "#topic=mixed-precision-training&track=edge")
     assert page.input_value("#f-track") == "edge" and len(_titles(page)) == 1
+    page.goto((built / "index.html").as_uri() + "#provenance=human")
+    assert page.input_value("#f-provenance") == "human" and len(_titles(page)) == len(RELEASED)
 
 
 def test_reveal_shows_the_answer_mistake_and_napkin_math(

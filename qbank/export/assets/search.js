@@ -6,7 +6,7 @@
   var KEY = "qbank-progress";
   var LIST = "qbank-list"; // the list as filtered, for a question page's ←/→ (assets/question.js)
   var LIMIT = 200; // rows rendered at a time: more only slows typing down; "Show more" pages on
-  var COLUMN = { track: 2, level: 3, zone: 4, area: 5, topic: 6 };
+  var COLUMN = { track: 2, level: 3, zone: 4, area: 5, topic: 6, provenance: 8 };
   var LABEL = { seen: "seen", "got-it": "got it", review: "review again" };
   var rows = window.QBANK.questions;
   var query = document.getElementById("q");
