@@ -205,10 +205,8 @@ def _read_document(file: Path, shown: str) -> tuple[Document, str, os.stat_resul
     if isinstance(read, str):
         return read
     data, before = read
-    document = load.from_bytes(data, shown)
     ambiguous: list[Loc] = []
-    if isinstance(document, Finding) and document.name == "ambiguous-value":
-        document = load.parse(data.decode("utf-8"), shown, ambiguous)
+    document = load.from_bytes(data, shown, ambiguous)
     if isinstance(document, Finding):  # broken files are the audit's business, not a fixer's
         return _describe(document)
     return document, data.decode("utf-8"), before, ambiguous  # from_bytes has just decoded it

@@ -36,7 +36,7 @@ from qbank.finding import Finding
 from qbank.fix import marker_fixes, read_file, write_file
 from qbank.model.taxonomy import TAXONOMY_FILE, BankTables, load_bank_tables
 from qbank.model.vocabulary import CompetencyArea, Track
-from qbank.new import builtin_schema
+from qbank.new import builtin_schema, lay_out
 
 LEGACY_KEYS = {
     # key: why it stays (none is dropped or renamed: every StaffML key has a place in the model)
@@ -69,6 +69,7 @@ class FilePlan:
     new: str = ""
     before: os.stat_result | None = None
     changes: list[str] = field(default_factory=list)  # "provenance-added", "value-quoted", ...
+    topic: object = None  # as the file gives it (no edit changes it), for the taxonomy's extra topics
     writer: str = ""  # "ruamel.yaml" or "splice", when the structure changed
     why_splice: str = ""
     left: list[str] = field(default_factory=list)  # what a person must do
@@ -115,10 +116,7 @@ def apply(migration: Plan) -> list[str]:
     root = migration.root
     problems = []
     try:
-        atomic.make_folder(root / "questions")
-        atomic.make_folder(root / "schema")
-        for name, data in migration.schema.items():
-            atomic.create(root / "schema" / name, data)
+        lay_out(root, migration.schema)
     except (atomic.WriteError, OSError) as exc:
         return [f"schema/: {exc}"]
     git = _git_root(root)
@@ -156,6 +154,7 @@ def _plan_file(root: Path, source: Path) -> FilePlan:
     if isinstance(document, Finding):
         file.left.append(f"not migrated: {document.name} at line {document.line}: {document.message}")
         return file
+    file.topic = document.data.get("topic")
     file.new = _edited(file, document, ambiguous)
     file.target = _target(root, document.data, file)
     return file
@@ -271,12 +270,7 @@ def _tables(root: Path, schema: dict[str, bytes]) -> BankTables | Finding:
 
 
 def _topics(files: list[FilePlan]) -> set[str]:
-    found = set()
-    for file in files:
-        document = load.parse(file.new, file.shown) if file.new else None
-        if isinstance(document, load.Document) and isinstance(document.data.get("topic"), str):
-            found.add(document.data["topic"])
-    return found
+    return {file.topic for file in files if file.new and isinstance(file.topic, str)}
 
 
 # --- writing -------------------------------------------------------------------------------------

@@ -56,16 +56,20 @@ def init(root: Path) -> list[Path]:
     for name in ("questions", "schema"):
         if (root / name).exists() or (root / name).is_symlink():
             raise NewError(f"{root / name} exists: {root} is a bank already, or holds one of its folders")
-    made = []
     try:
-        atomic.make_folder(root / "questions")
-        atomic.make_folder(root / "schema")
-        for name, data in builtin_schema().items():
-            if atomic.create(root / "schema" / name, data):
-                made.append(root / "schema" / name)
+        return [root / "questions", *lay_out(root, builtin_schema())]
     except (atomic.WriteError, OSError) as exc:
         raise NewError(str(exc)) from None
-    return [root / "questions", *made]
+
+
+def lay_out(root: Path, schema: dict[str, bytes]) -> list[Path]:
+    """questions/ and schema/ at `root`, and the `schema` files that are not there yet (atomic.create
+    never overwrites); the files made. Raises atomic.WriteError or OSError (`qbank init`, `migrate`)."""
+    atomic.make_folder(root / "questions")
+    atomic.make_folder(root / "schema")
+    return [
+        root / "schema" / name for name, data in schema.items() if atomic.create(root / "schema" / name, data)
+    ]
 
 
 def create(bank: Path, tables: BankTables, skeleton: Skeleton, today: date) -> Path:

@@ -70,13 +70,21 @@
     return chosen;
   }
 
-  function update() {
+  // The rows the query and filters select, with the words and filters they were chosen by.
+  function found() {
     var words = query.value.toLowerCase().split(/\s+/).filter(Boolean);
     var chosen = state();
     var marks = progress();
     var hits = rows.filter(function (row) {
       return matches(row, words, chosen, marks);
     });
+    return { hits: hits, words: words, chosen: chosen, marks: marks };
+  }
+
+  function update() {
+    var now = found();
+    var hits = now.hits;
+    var marks = now.marks;
     var list = document.createDocumentFragment();
     hits.slice(0, shown).forEach(function (row) {
       list.appendChild(item(row, marks[row[0]]));
@@ -87,7 +95,7 @@
     count.textContent = hits.length + noun + (left > 0 ? ", the first " + shown + " shown" : "");
     more.hidden = left <= 0;
     more.textContent = "Show " + Math.min(left, LIMIT) + " more (" + left + " not shown)";
-    saveHash(words.length ? query.value : "", chosen);
+    saveHash(now.words.length ? query.value : "", now.chosen);
     try {
       sessionStorage.setItem(LIST, JSON.stringify({ hash: location.hash, ids: hits.map(function (r) { return r[0]; }) }));
     } catch (e) {
@@ -124,11 +132,9 @@
 
   // A question of the list as filtered that this browser has not shown yet, picked at random.
   document.getElementById("random").addEventListener("click", function () {
-    var words = query.value.toLowerCase().split(/\s+/).filter(Boolean);
-    var chosen = state();
-    var marks = progress();
-    var unseen = rows.filter(function (row) {
-      return !marks[row[0]] && matches(row, words, chosen, marks);
+    var now = found();
+    var unseen = now.hits.filter(function (row) {
+      return !now.marks[row[0]];
     });
     if (!unseen.length) {
       count.textContent = "Every question of this list has been seen.";
