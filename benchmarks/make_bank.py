@@ -32,14 +32,23 @@ def load_bank(root: Path = ROOT) -> list[dict[str, Any]]:
     return [yaml.load(f.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader) for f in files]
 
 
-def variants(bank: list[dict[str, Any]], n: int, seed: int = 1) -> list[dict[str, Any]]:
-    """The bank's questions, then variants of them, n in all."""
+def variants(
+    bank: list[dict[str, Any]], n: int, seed: int = 1, released: bool = False
+) -> list[dict[str, Any]]:
+    """The bank's questions, then variants of them, n in all. `released`: the published questions
+    only, and no variant that asks and answers what another does (a duplicate-content error), so
+    that an export releases all n (benchmarks/export_site.py)."""
     rng = random.Random(seed)
+    if released:
+        bank = [q for q in bank if q.get("status") == "published"]
     by_track: dict[str, list[dict[str, Any]]] = {}
     for question in bank:
         by_track.setdefault(question["track"], []).append(question)
     out = list(bank[:n])
     index = similarity.Index()
+    asked = {
+        similarity.content_key(question) for question in out
+    }  # question and answer, as duplicate-content reads them
     for question in out:
         index.add(_shingles(question))
     while len(out) < n:
@@ -52,9 +61,11 @@ def variants(bank: list[dict[str, Any]], n: int, seed: int = 1) -> list[dict[str
             "scenario": _half(first["scenario"], 0) + " " + _half(second["scenario"], 1),
             "question": question_from.get("question", base.get("question")),
         }
-        shingles = _shingles(variant)
-        if not index.close_to(shingles):  # drill families share templates: mixing two can read like either
+        shingles, content = _shingles(variant), similarity.content_key(variant)
+        # drill families share templates: mixing two can read like either
+        if not index.close_to(shingles) and not (released and content in asked):
             index.add(shingles)
+            asked.add(content)
             out.append(variant)
     return out
 

@@ -50,6 +50,7 @@ BOUNDS: dict[str, Bound] = {
     "similarity.minhash.hash_family": Bound(1, "text", "the MinHash coefficients, made once"),
     "engine.store.ours": Bound(1, "text", "the cache's own schema, as SQLite stores it, made once"),
     "export.site.static_names": Bound(1, "text", "the site's fixed file names, from the packaged assets"),
+    "export.site.renderer": Bound(1, "text", "a digest of the page templates and renderer, read once"),
     "gpu.resolve.load": Bound(4, "run", "the evidence of a bank, read once per audit, not once per claim"),
 }
 

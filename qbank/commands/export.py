@@ -168,8 +168,8 @@ def _export(
     try:
         plan = preflight(bank)
         with collector_paused():
-            report = engine.audit(engine.Settings(records=True), bank, progress_bar("text"))
-        chosen = release.select(report, bank, tables.topic_groups)
+            report = engine.audit(engine.Settings(cache=True, views=True), bank, progress_bar("text"))
+        chosen = release.select(report, tables.topic_groups)
         write(chosen, plan)
     except (engine.UsageError, files.OutputError) as exc:
         raise click.UsageError(str(exc)) from None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -109,13 +110,24 @@ class Cache:
             planned.result = planned.result or known.get(planned.key)
         return plan
 
-    def store(self, plan: Plan, results: list[Result], new: list[int], whole_bank: bool) -> None:
-        """Keep the results of files `new` (indices into the plan) and the statuses read. Only a run
-        over the whole bank knows which entries no file has any more, so only such a run prunes
-        them (a pre-commit run on one file must not)."""
+    def views(self, plan: Plan) -> dict[bytes, str]:
+        """The release views the cache keeps for the plan's files, by key (exports)."""
+        return self._store.views([planned.key for planned in plan.files if planned.key])
+
+    def store(
+        self,
+        plan: Plan,
+        results: list[Result],
+        new: list[int],
+        whole_bank: bool,
+        views: Sequence[tuple[bytes, str]] = (),
+    ) -> None:
+        """Keep the results of files `new` (indices into the plan), the statuses read and new release
+        views (key, view). Only a run over the whole bank knows which entries no file has any more,
+        so only such a run prunes them (a pre-commit run on one file must not)."""
         keys = [planned.key for planned in plan.files]
         live = set(keys) if whole_bank else None
-        self._store.put(((keys[i], results[i]) for i in new if keys[i]), live, plan.statuses)
+        self._store.put(((keys[i], results[i]) for i in new if keys[i]), live, plan.statuses, views)
 
     def recall(self) -> tuple[set[bytes], list[KeyPair]]:
         return self._store.recall()

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from qbank import load, memo, similarity
 from qbank.checks import BANK_CHECKS, device
 from qbank.checks.api import BankEntry, Context, MathTally
 from qbank.checks.bank import entry_of
 from qbank.engine.cache import Cache, unread
-from qbank.engine.per_file import Result, check_file, keyed, sign
+from qbank.engine.per_file import Result, keyed, sign
 from qbank.engine.runner import cpus, in_two_processes, run_checks
 from qbank.engine.select import selector
 from qbank.engine.settings import OUTSIDE_A_BANK, Progress, Settings
@@ -29,9 +28,6 @@ from qbank.engine.targets import (
 )
 from qbank.finding import Finding, Severity
 from qbank.model.taxonomy import BankTables, load_bank_tables
-
-if TYPE_CHECKING:  # the model (pydantic) is imported only when some file is not in the cache
-    from qbank.model.records import Record
 
 
 @dataclass(frozen=True)
@@ -51,7 +47,7 @@ class Report:
     findings: list[Finding]
     summary: Summary
     notes: list[str] = field(default_factory=list)
-    records: list[Record] = field(default_factory=list)  # every file read; exports take the validated ones
+    views: list[tuple[str, str]] = field(default_factory=list)  # (path, release view) of each file: exports
 
 
 def audit(settings: Settings, cwd: Path, progress: Progress = iter) -> Report:
@@ -74,10 +70,10 @@ def _audit(settings: Settings, cwd: Path, progress: Progress) -> Report:
     math = MathTally()
     files = chosen_files(settings, bank, targets)
     roots = link_roots(bank, targets)
-    cache = None if settings.records else Cache.open(bank, settings.cache, notes)
+    cache = Cache.open(bank, settings.cache, notes)
     try:
         whole_bank = bank is not None and targets == [bank / "questions"] and not partial(settings)
-        results, records = _check_files(files, (cwd, roots), context, settings, cache, progress, whole_bank)
+        results, views = _check_files(files, (cwd, roots), context, settings, cache, progress, whole_bank)
         entries = [r.entry for r in results if r.entry is not None]
         for result in results:
             findings += result.findings
@@ -106,7 +102,7 @@ def _audit(settings: Settings, cwd: Path, progress: Progress) -> Report:
         math=math,
         bank_files=len(others),
     )
-    return Report(findings, summary, notes, records)
+    return Report(findings, summary, notes, views)
 
 
 def _check_files(
@@ -117,22 +113,30 @@ def _check_files(
     cache: Cache | None,
     progress: Progress,
     whole_bank: bool,
-) -> tuple[list[Result], list[Record]]:
+) -> tuple[list[Result], list[tuple[str, str]]]:
     """Every file's result, in order: from the cache where its bytes are known, else checked (in
-    worker processes for a large run); with --records (exports), every file checked and its record."""
+    worker processes for a large run); with `settings.views` (exports), every file's release view
+    too, from the cache or made by checking the file again."""
     plan = cache.lookup(files, where) if cache else unread(files, where)
-    if settings.records:
-        pairs = [check_file(*plan.job(i), context) for i, _ in enumerate(progress(files))]
-        return [r for r, _ in pairs], [record for _, record in pairs if record is not None]
+    known = cache.views(plan) if cache and settings.views else {}
+    views: list[str | None] = [known.get(p.key) for p in plan.files] if settings.views else []
+    for planned, view in zip(plan.files, views, strict=False):  # no views: no loop
+        if view is None:
+            planned.result = None  # checked again: its view is made with its checks
     todo = plan.todo()
-    fresh = run_checks([plan.job(i) for i in todo], context, settings.jobs, progress)
-    for i, result in zip(todo, fresh, strict=True):
-        plan.files[i].result = keyed(result, plan.files[i].key)  # for the near-duplicate memory
+    fresh = run_checks([plan.job(i) for i in todo], context, settings.jobs, progress, settings.views)
+    made = []
+    for i, (result, view) in zip(todo, fresh, strict=True):
+        planned = plan.files[i]
+        planned.result = keyed(result, planned.key)  # for the near-duplicate memory
+        if view is not None:
+            views[i] = view
+            made.append((planned.key, view))
     results = plan.results()
     if cache:
         signed = sign(results) if len(files) > similarity.PAIRWISE_LIMIT else []
-        cache.store(plan, results, sorted({*todo, *signed}), whole_bank)
-    return results, []
+        cache.store(plan, results, sorted({*todo, *signed}), whole_bank, made)
+    return results, [(p.shown, view or "") for p, view in zip(plan.files, views, strict=False)]
 
 
 def _bank_entries(

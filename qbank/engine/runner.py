@@ -16,6 +16,7 @@ from typing import Any
 from qbank.checks.api import Context
 from qbank.engine.per_file import Result, check_file, sign
 from qbank.engine.settings import Progress
+from qbank.engine.views import release_view
 from qbank.finding import Finding
 from qbank.similarity import Confirm
 
@@ -24,12 +25,18 @@ PARALLEL_MIN = 300  # files to check before worker processes pay for their start
 Job = tuple[Path, str, "bytes | Finding | None"]  # a file, as findings show it, and what _read gave
 
 
-def run_checks(jobs: list[Job], context: Context, workers: int, progress: Progress) -> list[Result]:
-    """Check the files serially, or in worker processes when there are many."""
+Checked = tuple[Result, "str | None"]  # a file's result, and its release view when one was asked for
+
+
+def run_checks(
+    jobs: list[Job], context: Context, workers: int, progress: Progress, views: bool = False
+) -> list[Checked]:
+    """Check the files serially, or in worker processes when there are many; with `views`, make
+    each file's release view too (exports)."""
     workers = workers or (cpus() if len(jobs) >= PARALLEL_MIN else 1)
     if workers <= 1 or len(jobs) < 2:
         ticks = progress([file for file, _, _ in jobs])  # first in zip: the bar is drawn to its end
-        return [_check_job(job, context) for _, job in zip(ticks, jobs, strict=True)]
+        return [check_job(job, context, views) for _, job in zip(ticks, jobs, strict=True)]
     import concurrent.futures  # only a large run starts processes
     import multiprocessing
 
@@ -41,7 +48,10 @@ def run_checks(jobs: list[Job], context: Context, workers: int, progress: Progre
     # given the jobs without pickling them (initargs are pickled only where processes are spawned)
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     with concurrent.futures.ProcessPoolExecutor(
-        workers, multiprocessing.get_context(method), initializer=_worker_init, initargs=(context, jobs)
+        workers,
+        multiprocessing.get_context(method),
+        initializer=_worker_init,
+        initargs=(context, jobs, views),
     ) as pool:
         done = itertools.chain.from_iterable(pool.map(_worker_check, chunks(len(jobs), workers)))
         return [result for _, result in zip(progress([file for file, _, _ in jobs]), done, strict=True)]
@@ -89,26 +99,28 @@ def cpus() -> int:
         return os.cpu_count() or 1
 
 
-_WORKER: tuple[Context, list[Job]] | None = None
+_WORKER: tuple[Context, list[Job], bool] | None = None
 
 
-def _worker_init(context: Context, jobs: list[Job]) -> None:
+def _worker_init(context: Context, jobs: list[Job], views: bool) -> None:
     global _WORKER
-    _WORKER = context, jobs
+    _WORKER = context, jobs, views
 
 
-def _worker_check(chunk: range) -> list[Result]:
+def _worker_check(chunk: range) -> list[Checked]:
     """Some files checked, and their entries signed in one batch: a run this large searches for
     near-duplicates with MinHash, and signing here keeps that work off the parent's serial tail."""
     assert _WORKER is not None
-    context, jobs = _WORKER
-    results = [_check_job(jobs[i], context) for i in chunk]
+    context, jobs, views = _WORKER
+    checked = [check_job(jobs[i], context, views) for i in chunk]
+    results = [result for result, _ in checked]
     sign(results)
-    return results
+    return list(zip(results, (view for _, view in checked), strict=True))
 
 
-def _check_job(job: Job, context: Context) -> Result:
-    return check_file(*job, context)[0]
+def check_job(job: Job, context: Context, views: bool) -> Checked:
+    result, record = check_file(*job, context)
+    return result, release_view(record, job[1], context) if views else None
 
 
 def in_two_processes(confirm: Confirm, left: Any, right: Any) -> tuple[Any, Any, Any]:

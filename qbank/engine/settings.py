@@ -27,7 +27,7 @@ class Settings:
     bank_only: bool = False  # only the repo-wide rules, over the whole bank
     cache: bool = False  # use and update the audit cache (outside the bank: cache.folder_of)
     jobs: int = 0  # worker processes for the per-file checks; 0: one per CPU for large runs
-    records: bool = False  # keep every file's Record (exports): serial, and no cache
+    views: bool = False  # make each file's release view (exports: qbank/engine/views.py)
 
 
 Progress = Callable[[Sequence[Path]], Iterable[Path]]

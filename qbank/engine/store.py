@@ -53,12 +53,14 @@ from qbank.engine.per_file import Result
 from qbank.finding import Finding, Severity
 from qbank.similarity import HASHES
 
-FORMAT = 5  # bump when what the database holds changes: a database of another format is started afresh
+FORMAT = 6  # bump when what the database holds changes: a database of another format is started afresh
 _KEY_BYTES = 20
 # A file's row: its findings (JSON), napkin-math counts and BankEntry (path NULL: none), in plain
 # columns: decoding one JSON document per file took a third of a warm audit's reading of the cache.
 # `search` holds one row, the Memory. `stats` maps a file's path and status (a digest of them) to the
-# key of its bytes, so that a warm audit need not read a file its status says is unchanged.
+# key of its bytes, so that a warm audit need not read a file its status says is unchanged. `views`
+# holds the release view an export made of a file (qbank/engine/views.py): JSON, decoded only by
+# the export, whose checks there (a missing key) fail as an internal error, never a wrong release.
 # IF NOT EXISTS: two audits that find the same new, empty database both make the tables; SQLite keeps
 # each statement without those words in sqlite_master (so _schema compares them as made).
 _TABLES = """
@@ -68,6 +70,7 @@ _TABLES = """
         content BLOB);
     CREATE TABLE IF NOT EXISTS search (id INTEGER PRIMARY KEY CHECK (id = 0), keys BLOB, pairs TEXT);
     CREATE TABLE IF NOT EXISTS stats (status BLOB PRIMARY KEY, key BLOB);
+    CREATE TABLE IF NOT EXISTS views (key BLOB PRIMARY KEY, view TEXT);
 """
 _COLUMNS = 16  # of files
 _STATUS = struct.Struct("5Q")  # device, inode, size, mtime and ctime in ns
@@ -136,6 +139,14 @@ class Store:
                     found[row[0]] = result
         return found
 
+    def views(self, keys: list[bytes]) -> dict[bytes, str]:
+        """The release views kept for these keys (exports)."""
+        found: dict[bytes, str] = {}
+        wanted = set(keys)
+        with contextlib.suppress(sqlite3.Error):  # unreadable: every file is checked again
+            found = {k: v for k, v in self._select("key, view", "views", "key", keys) if k in wanted}
+        return {k: v for k, v in found.items() if isinstance(v, str)}
+
     def _select(self, columns: str, table: str, column: str, values: list[bytes]) -> Any:
         """A cursor over the rows of `table` whose `column` is among `values`, and for many values
         over all its rows (the caller keeps the ones it wants): one scan of the table (at most
@@ -151,8 +162,9 @@ class Store:
         results: Iterable[tuple[bytes, Result]],
         keep: set[bytes] | None,
         statuses: Iterable[tuple[bytes, bytes]] = (),
+        views: Iterable[tuple[bytes, str]] = (),
     ) -> None:
-        """Store new results, and the (status, key) pairs of files read. `keep`: the keys of every
+        """Store new results, the (status, key) pairs of files read, and new release views. `keep`: the keys of every
         file of the bank, from a run over all of them; entries no file has any more are dropped once
         they outnumber the live ones. None: the run saw only some files, and drops nothing."""
         with contextlib.suppress(sqlite3.Error), self._db:
@@ -160,9 +172,11 @@ class Store:
             marks = ",".join("?" * _COLUMNS)
             self._db.executemany(f"INSERT OR REPLACE INTO files VALUES ({marks})", rows)
             self._db.executemany("INSERT OR REPLACE INTO stats VALUES (?, ?)", statuses)
+            self._db.executemany("INSERT OR REPLACE INTO views VALUES (?, ?)", [v for v in views if v[0]])
             if keep is not None:
                 self._prune("files", "key", keep)
                 self._prune("stats", "status", keep)
+                self._prune("views", "key", keep)
 
     def _prune(self, table: str, column: str, keep: set[bytes]) -> None:
         """Drop a table's rows of keys no file has any more, once they outnumber the live ones."""

@@ -190,10 +190,11 @@ def _read_manifest(manifest: Path) -> dict[str, str]:
     return recorded
 
 
-def finish(out: Path, written: list[str], previous: Previous) -> None:
-    """Record what this export wrote, then remove what the previous one wrote and this one did not,
-    where the file still holds the bytes the previous export wrote."""
-    _record(out, {name: _sha256(out / name) for name in written})
+def finish(out: Path, written: dict[str, str], previous: Previous) -> None:
+    """Record what this export wrote (name -> SHA-256 of the bytes written), then remove what the
+    previous one wrote and this one did not, where the file still holds the bytes the previous
+    export wrote."""
+    _record(out, written)
     keep = set(written)
     for name, digest in previous.recorded.items():
         stale = _own_file(out, name) if name not in keep else None

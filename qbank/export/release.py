@@ -5,74 +5,59 @@ Release policy: a question is released when its file validates against the model
 id is an error on both files, so neither is released. Everything else is withheld, and counted by
 reason so that a release says what it left out.
 
-Each released question is the public part of the model (no status, no legacy LLM stamps, no
-`chains`), plus its path in the bank and a content hash: SHA-256 of its canonical JSON (keys sorted,
-no spaces, UTF-8). The release hash is SHA-256 over `id content_hash` lines, sorted by id, so it
+Each released question is its public record (qbank.model.public: the public fields, its path and
+its content hash), as the audit made it. The release hash is SHA-256 over `id content_hash` lines, sorted by id, so it
 changes exactly when a released question's content, or the set of released questions, changes.
-Nothing here runs checks: the engine's report says what failed.
+Nothing here runs checks or validates: the engine's report says what failed, and holds each
+file's release view (qbank.engine.views).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import typing
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from qbank import __version__, load
-from qbank.engine import Report, display_path
+from qbank.engine import Report
 from qbank.export.files import write_atomic
 from qbank.finding import Severity
-from qbank.model import vocabulary
+from qbank.model import public, vocabulary
+from qbank.model.public import PUBLIC_FIELDS
 from qbank.model.question import Question
 
 FORMAT = "qbank-release"
 FORMAT_VERSION = 1
 POLICY = "status published, validates against the model, no error findings in its file"
-PUBLIC_FIELDS = (
-    "schema_version",
-    "id",
-    "track",
-    "level",
-    "zone",
-    "topic",
-    "competency_area",
-    "bloom_level",
-    "phase",
-    "title",
-    "scenario",
-    "question",
-    "visual",
-    "details",
-    "provenance",
-    "requires_explanation",
-    "expected_time_minutes",
-    "tags",
-    "verify",
-    "authors",
-    "created_at",
-    "updated_at",
-    "generator",
-    "human_reviewed",
-)
 
 
 @dataclass(frozen=True)
 class Entry:
-    """One released question: the model, and the exported record (with `path` and `content_hash`)."""
+    """One released question: its exported record (with `path` and `content_hash`) and what the
+    audit found in it for the page (qbank.engine.views: checked napkin lines, claim verdicts, the
+    numeric answer)."""
 
-    question: Question
     data: dict[str, Any]
+    facts: dict[str, Any] = field(default_factory=dict)
+    model: Question | None = field(default=None, compare=False, repr=False)  # the model, if at hand
 
     @property
     def id(self) -> str:
-        return self.question.id
+        return str(self.data["id"])
+
+    @functools.cached_property
+    def question(self) -> Question:
+        """The model, for the writers that render prose (the site's pages, Anki): made only for the
+        pages a build renders, so an unchanged site validates nothing."""
+        return self.model or public.question_of(self.data)
 
 
 @dataclass(frozen=True)
@@ -87,43 +72,31 @@ class Release:
         return hashlib.sha256(lines.encode()).hexdigest()
 
 
-def select(report: Report, bank: Path, topic_groups: dict[str, tuple[str, ...]]) -> Release:
-    """The released questions of an audit of `bank` run from `bank` (so findings' paths are
-    relative to it, as released paths are)."""
+def select(report: Report, topic_groups: dict[str, tuple[str, ...]]) -> Release:
+    """The released questions of an export audit (engine.Settings(views=True)) run from the bank's
+    root, so that findings' paths and released paths are both relative to it."""
     failed = {f.path for f in report.findings if f.severity is Severity.ERROR}
     withheld: Counter[str] = Counter()
     entries = []
-    for record in report.records:
-        path = display_path(record.file, bank)
-        reason = _withheld_because(record.question, path in failed)
+    for path, text in report.views:
+        view = json.loads(text)
+        reason = _withheld_because(view["status"], path in failed)
         if reason:
             withheld[reason] += 1
             continue
-        assert record.question is not None  # _withheld_because withholds files that did not validate
-        entries.append(Entry(record.question, exported(record.question, path)))
+        entries.append(Entry(view["record"], view["facts"]))
     entries.sort(key=lambda e: e.id)
     return Release(tuple(entries), topic_groups, dict(sorted(withheld.items())))
 
 
-def _withheld_because(question: Question | None, has_errors: bool) -> str | None:
-    if question is None:
+def _withheld_because(status: str | None, has_errors: bool) -> str | None:
+    if status is None:
         return "does not validate"
-    if question.status != "published":
-        return f"status {question.status}"
+    if status != "published":
+        return f"status {status}"
     if has_errors:
         return "has errors"
     return None
-
-
-def exported(question: Question, path: str) -> dict[str, Any]:
-    """A question's released record: its public fields, its path and its content hash."""
-    data = question.model_dump(mode="json", include=set(PUBLIC_FIELDS), exclude_none=True)
-    data = {key: data[key] for key in PUBLIC_FIELDS if key in data} | {"path": path}
-    return data | {"content_hash": hashlib.sha256(canonical(data)).hexdigest()}
-
-
-def canonical(data: Any) -> bytes:
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def taxonomy(release: Release) -> dict[str, Any]:

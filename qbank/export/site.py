@@ -19,6 +19,7 @@ at one of those names is replaced only when the manifest proves it is the last b
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -36,9 +37,9 @@ from urllib.parse import urlencode
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from qbank import memo
+from qbank import __version__, memo
 from qbank.export import files, markdown
-from qbank.export.release import Release, document
+from qbank.export.release import Entry, Release, document
 from qbank.model import vocabulary
 from qbank.model.question import Question
 
@@ -52,6 +53,7 @@ _ID = re.compile(vocabulary.ID_PATTERN)
 class Built:
     pages: int
     files: int
+    rendered: int  # pages rendered by this build; the others were the last build's, unchanged
 
 
 def build(
@@ -67,12 +69,12 @@ def build(
     files.refuse_unproven(out, planned, previous)
     out.mkdir(parents=True, exist_ok=True)
     try:
-        written = _write_all(release, out, name)
+        written, rendered = _write_all(release, out, name, previous)
     except BaseException:
         files.record_interrupted(out, planned, previous)
         raise
     files.finish(out, written, previous)
-    return Built(len(release.entries), len(written))
+    return Built(len(release.entries), len(written), rendered)
 
 
 def preflight(out: Path, bank: Path | None = None) -> files.Previous:
@@ -85,14 +87,22 @@ def preflight(out: Path, bank: Path | None = None) -> files.Previous:
     return previous
 
 
-def _write_all(release: Release, out: Path, name: str) -> list[str]:
+def _write_all(
+    release: Release, out: Path, name: str, previous: files.Previous
+) -> tuple[dict[str, str], int]:
+    """Every file of the site, and how many pages were rendered. Returns name -> SHA-256 of each."""
     site = _site_facts(release, name)
-    written = [*_copy_assets(out), *_write_pages(release, out, site)]
+    written = dict(_copy_assets(out))
+    pages, rendered = _write_pages(release, out, site, previous)
+    written |= pages
     env = _environment()
-    written.append(_write(out, INDEX_SCRIPT, _index_script(release)))
-    written.append(_write(out, INDEX, env.get_template(INDEX).render(_index(release, site))))
-    written.append(_write(out, COVERAGE, env.get_template(COVERAGE).render(_coverage(release, site))))
-    return written
+    for page, text in (
+        (INDEX_SCRIPT, _index_script(release)),
+        (INDEX, env.get_template(INDEX).render(_index(release, site))),
+        (COVERAGE, env.get_template(COVERAGE).render(_coverage(release, site))),
+    ):
+        written.update([_write(out, page, text)])
+    return written, rendered
 
 
 # --- the layout: the names a build writes, and nothing else is ever replaced or removed -------------
@@ -146,14 +156,16 @@ def _environment() -> Environment:
     )
 
 
-def _write(out: Path, name: str, text: str | bytes) -> str:
+def _write(out: Path, name: str, text: str | bytes) -> tuple[str, str]:
+    """Write one file of the site; its name and the SHA-256 of what was written (for the manifest)."""
     target = out / name
     files.real_folder(target.parent, out)
-    files.write_atomic(target, text.encode() if isinstance(text, str) else text)
-    return name
+    data = text.encode() if isinstance(text, str) else text
+    files.write_atomic(target, data)
+    return name, hashlib.sha256(data).hexdigest()
 
 
-def _copy_assets(out: Path) -> Iterator[str]:
+def _copy_assets(out: Path) -> Iterator[tuple[str, str]]:
     for name, source in _assets():
         yield _write(out, name, source.read_bytes())
 
@@ -174,20 +186,32 @@ def _assets() -> Iterator[tuple[str, Traversable]]:
 # --- question pages -----------------------------------------------------------------------------
 
 
-def _write_pages(release: Release, out: Path, site: dict[str, Any]) -> list[str]:
-    """One page per question; across processes for a large bank (rendering markdown dominates)."""
+def _write_pages(
+    release: Release, out: Path, site: dict[str, Any], previous: files.Previous
+) -> tuple[dict[str, str], int]:
+    """One page per question, rendered only where it would differ from the page the last build
+    wrote (its key, below, differs or the page is gone); across processes for many (rendering
+    markdown dominates). Returns name -> SHA-256 of every page, and how many were rendered."""
     ids = [e.id for e in release.entries]  # each a valid id: build checked them (_page_names)
     files.real_folder(out / "q", out)
-    jobs = [
-        (e.question, _neighbour(ids, i, -1), _neighbour(ids, i, 1)) for i, e in enumerate(release.entries)
-    ]
+    pages: dict[str, str] = {}
+    jobs = []
+    for i, entry in enumerate(release.entries):
+        prev, next_ = _neighbour(ids, i, -1), _neighbour(ids, i, 1)
+        job = (entry, prev, next_, _page_key(entry, prev, next_, site))
+        name = page_name(entry.id)
+        if name in previous.recorded and _key_of(out / name) == job[3]:
+            pages[name] = previous.recorded[name]  # proven unchanged since (files.refuse_unproven)
+        else:
+            jobs.append(job)
     workers = min(os.cpu_count() or 1, 8) if len(jobs) >= PARALLEL_FROM else 1
     if workers == 1:
-        return _render_chunk(out, site, jobs)
+        return pages | _render_chunk(out, site, jobs), len(jobs)
     chunks = [jobs[i::workers] for i in range(workers)]
     with ProcessPoolExecutor(workers) as pool:
-        done = pool.map(_render_chunk, [out] * workers, [site] * workers, chunks)
-        return [name for names in done for name in names]
+        for done in pool.map(_render_chunk, [out] * workers, [site] * workers, chunks):
+            pages |= done
+    return pages, len(jobs)
 
 
 def _neighbour(ids: list[str], index: int, step: int) -> str | None:
@@ -195,18 +219,67 @@ def _neighbour(ids: list[str], index: int, step: int) -> str | None:
     return ids[other] if 0 <= other < len(ids) else None
 
 
-def _render_chunk(
-    out: Path, site: dict[str, Any], jobs: list[tuple[Question, str | None, str | None]]
-) -> list[str]:
+Job = tuple[Entry, str | None, str | None, str]  # a question, its neighbours, its page key
+
+
+def _page_key(entry: Entry, prev: str | None, next_: str | None, site: dict[str, Any]) -> str:
+    """What a question's page is made from: the question (its content hash), what the audit found
+    in it, its neighbours, the site's name and policy, and the renderer itself (qbank's version,
+    the templates and the libraries that render). Equal keys make equal pages."""
+    parts = [
+        _renderer(),
+        entry.data["content_hash"],
+        json.dumps(entry.facts, sort_keys=True),
+        prev or "",
+        next_ or "",
+        json.dumps({k: site[k] for k in PAGE_FACTS}, sort_keys=True),
+    ]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+PAGE_FACTS = ("name", "policy", "generator")  # of the site facts, those a question page shows
+_KEY = re.compile(rb'<meta name="qbank-page" content="([0-9a-f]{64})">')
+
+
+def _key_of(page: Path) -> str | None:
+    """The key written in a page's head (the last build's), if the page is there."""
+    try:
+        with page.open("rb") as file:
+            found = _KEY.search(file.read(1024))
+    except OSError:
+        return None
+    return found.group(1).decode() if found else None
+
+
+@memo.cached("export.site.renderer")
+def _renderer() -> str:
+    """A digest of what renders pages besides the question: a change to any of it renders every page."""
+    from importlib import metadata
+
+    digest = hashlib.sha256(__version__.encode())
+    for package in ("jinja2", "markdown-it-py", "markupsafe"):
+        digest.update(f"{package} {metadata.version(package)}".encode())
+    source = resources.files("qbank.export")
+    for item in ("site.py", "markdown.py", *(f"templates/{t}" for t in TEMPLATES)):
+        digest.update((source / item).read_bytes())
+    return digest.hexdigest()
+
+
+TEMPLATES = ("base.html", "question.html")  # a question page's templates
+
+
+def _render_chunk(out: Path, site: dict[str, Any], jobs: list[Job]) -> dict[str, str]:
     template = _environment().get_template("question.html")
     render = markdown.renderer()
-    names = []
-    for question, prev, next_ in jobs:
+    pages: dict[str, str] = {}
+    for entry, prev, next_, key in jobs:
+        question = entry.question
         html = _prose(question, render)
         page = template.render(
             site=site,
             root="../",
             page="question",
+            page_key=key,
             q=question,
             html=html,
             correct=question.details.correct_index if question.details.options else None,
@@ -214,8 +287,8 @@ def _render_chunk(
             prev=prev,
             next=next_,
         )
-        names.append(_write(out, page_name(question.id), page))
-    return names
+        pages.update([_write(out, page_name(question.id), page)])
+    return pages
 
 
 def _prose(question: Question, render: markdown.Render) -> dict[str, Any]:
@@ -252,17 +325,19 @@ def _index_script(release: Release) -> str:
     provenance]."""
     rows = [
         [
-            q.id,
-            q.title,
-            q.track,
-            q.level,
-            q.zone,
-            q.competency_area,
-            q.topic,
-            " ".join([q.title, q.scenario, q.question or "", q.topic, *(q.tags or ())]).lower(),
-            q.provenance,
+            q["id"],
+            q["title"],
+            q["track"],
+            q["level"],
+            q["zone"],
+            q["competency_area"],
+            q["topic"],
+            " ".join(
+                [q["title"], q["scenario"], q.get("question", ""), q["topic"], *q.get("tags", ())]
+            ).lower(),
+            q["provenance"],
         ]
-        for q in (e.question for e in release.entries)
+        for q in (e.data for e in release.entries)
     ]
     data = json.dumps({"questions": rows}, ensure_ascii=False, separators=(",", ":"))
     # `<` escaped: the data stays inert even if this file were ever inlined into a <script> element;
@@ -273,10 +348,10 @@ def _index_script(release: Release) -> str:
 
 
 def _index(release: Release, site: dict[str, Any]) -> dict[str, Any]:
-    questions = [e.question for e in release.entries]
+    questions = [e.data for e in release.entries]  # records: no page needs the model here
     facets = []
     for key, label, attribute in FACETS:
-        counts = Counter(getattr(q, attribute) for q in questions)
+        counts = Counter(q.get(attribute) for q in questions)
         if key == "topic":
             groups = [
                 (group, [(t, counts[t]) for t in sorted(slugs) if counts[t]])
@@ -296,7 +371,7 @@ def _order(attribute: str) -> tuple[str, ...]:
 
 
 def _coverage(release: Release, site: dict[str, Any]) -> dict[str, Any]:
-    questions = [e.question for e in release.entries]
+    questions = [e.data for e in release.entries]  # records: no page needs the model here
     tables = [
         _table(questions, "track-level", "Questions by track and level", "track", "level"),
         _table(questions, "area-track", "Questions by competency area and track", "competency_area", "track"),
@@ -304,9 +379,11 @@ def _coverage(release: Release, site: dict[str, Any]) -> dict[str, Any]:
     return {"site": site, "root": "", "page": "coverage", "tables": tables}
 
 
-def _table(questions: list[Question], table_id: str, caption: str, rows: str, columns: str) -> dict[str, Any]:
-    counts = Counter((getattr(q, rows), getattr(q, columns)) for q in questions)
-    drills = Counter((getattr(q, rows), getattr(q, columns)) for q in questions if q.generator)
+def _table(
+    questions: list[dict[str, Any]], table_id: str, caption: str, rows: str, columns: str
+) -> dict[str, Any]:
+    counts = Counter((q[rows], q[columns]) for q in questions)
+    drills = Counter((q[rows], q[columns]) for q in questions if q.get("generator"))
     biggest = max(counts.values(), default=0)
     key = {"competency_area": "area"}  # the index page's name for the facet
     body = []

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import sqlite3
@@ -359,3 +360,43 @@ def test_the_key_names_the_installed_versions_of_the_libraries() -> None:
     names = store._installed(store._LIBRARIES)
     for module, project in ((yaml, "pyyaml"), (pydantic, "pydantic"), (numpy, "numpy")):
         assert f"{project}-{module.__version__}.dist-info" in [n.lower() for n in names], names
+
+
+# --- release views (exports: qbank/engine/views.py) -----------------------------------------------
+
+
+def _views(report: engine.Report) -> dict[str, dict[str, Any]]:
+    return {path: json.loads(view) for path, view in report.views}
+
+
+def test_an_export_audit_makes_a_view_of_every_file_and_a_warm_one_reads_them_from_the_cache(
+    bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cold = _audit(bank, views=True)
+    views = _views(cold)
+    assert len(views) == len(QUESTIONS) + 1
+    assert views["questions/cloud/compute/cloud-202611-0bad.yaml"] == {"status": None}  # did not load
+    published = [v for v in views.values() if v.get("status") == "published"]
+    assert published and all(v["record"]["path"] and v["record"]["content_hash"] for v in published)
+    seen = _parsed(monkeypatch)
+    warm = _audit(bank, views=True)
+    assert seen == []  # nor validated: the views came from the cache
+    assert (warm.findings, warm.views) == (cold.findings, cold.views)
+
+
+def test_an_export_after_a_plain_audit_checks_each_file_again_for_its_view(
+    bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plain = _audit(bank)
+    assert plain.views == []
+    seen = _parsed(monkeypatch)
+    exported = _audit(bank, views=True)
+    assert sorted(seen) == sorted([q.name for q in QUESTIONS] + ["cloud-202611-0bad.yaml"])
+    assert exported.findings == plain.findings
+    edited = bank / QUESTIONS[0].relative_to(REPO)
+    edited.write_text(edited.read_text(encoding="utf-8") + "updated_at: '2026-11-27'\n", encoding="utf-8")
+    seen.clear()
+    after = _views(_audit(bank, views=True))
+    assert seen == [QUESTIONS[0].name]  # the others' views, the broken file's too, from the cache
+    shown = f"questions/{QUESTIONS[0].relative_to(REPO / 'questions')}"
+    assert after[shown]["record"]["updated_at"] == "2026-11-27"

@@ -41,8 +41,10 @@ NAMES = {
     ("table", "files"),
     ("table", "search"),
     ("table", "stats"),
+    ("table", "views"),
     ("index", "sqlite_autoindex_files_1"),
     ("index", "sqlite_autoindex_stats_1"),
+    ("index", "sqlite_autoindex_views_1"),
 }
 
 

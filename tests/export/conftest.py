@@ -189,8 +189,8 @@ def release_of(root: Path) -> Release:
     """What `qbank export` would release from the bank at `root`."""
     schema = load_bank_tables(root / "schema")
     assert not isinstance(schema, Finding), schema
-    report = engine.audit(engine.Settings(records=True), root)
-    return release.select(report, root, schema.topic_groups)
+    report = engine.audit(engine.Settings(views=True), root)
+    return release.select(report, schema.topic_groups)
 
 
 # --- hostile input (tests/export/hostile.py) ------------------------------------------------------

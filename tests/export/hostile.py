@@ -30,8 +30,9 @@ from pydantic import ValidationError
 
 from qbank import engine
 from qbank.export import release
-from qbank.export.release import Entry, Release, exported
+from qbank.export.release import Entry, Release
 from qbank.finding import Finding, Severity
+from qbank.model.public import public_record
 from qbank.model.question import Question
 from qbank.model.taxonomy import load_bank_tables
 from tests.conftest import REPO
@@ -284,7 +285,7 @@ def release_bank(root: Path, questions: list[Hostile]) -> tuple[Release, list[Ho
     written again, so every question is released and says what the whole pipeline refused."""
     for _ in range(2):
         lines = write_bank(root, questions)
-        report = engine.audit(engine.Settings(records=True), root)
+        report = engine.audit(engine.Settings(views=True), root)
         errors = [f for f in report.findings if f.severity is Severity.ERROR]
         if not errors:
             break
@@ -292,7 +293,7 @@ def release_bank(root: Path, questions: list[Hostile]) -> tuple[Release, list[Ho
         questions = [q.refuse({field for name, field in refused if name == q.id}) for q in questions]
     schema = load_bank_tables(root / "schema")
     assert not isinstance(schema, Finding), schema
-    chosen = release.select(report, root, schema.topic_groups)
+    chosen = release.select(report, schema.topic_groups)
     assert [e.id for e in chosen.entries] == [q.id for q in questions], errors
     return chosen, questions
 
@@ -343,7 +344,8 @@ def constructed(payload: Payload, n: int, base: Question) -> tuple[Hostile, Entr
     details = base.details.model_copy(update={key: values[key] for key in DETAILS} | {"correct_index": 0})
     top = {key: value for key, value in values.items() if key not in DETAILS}
     question = Question.model_construct(**(dict(base) | {"id": hostile.id} | top | {"details": details}))
-    return hostile, Entry(question, exported(question, f"questions/{hostile.id}.yaml"))
+    data = public_record(question, f"questions/{hostile.id}.yaml")
+    return hostile, Entry(data, model=question)
 
 
 def with_constructed(chosen: Release, payloads: tuple[Payload, ...]) -> tuple[Release, list[Hostile]]:
@@ -420,11 +422,21 @@ METAS = {
 }
 
 
+def _page_key(attributes: tuple[tuple[str, str], ...]) -> bool:
+    """A question page's key (site._page_key): a name and 64 hex digits, nothing else."""
+    return (
+        len(attributes) == 2
+        and attributes[0] == ("name", "qbank-page")
+        and attributes[1][0] == "content"
+        and re.fullmatch("[0-9a-f]{64}", attributes[1][1]) is not None
+    )
+
+
 def problems(elements: list[Element]) -> list[str]:
     """Everything in a page's elements that the templates, CommonMark or KaTeX would not make."""
     found = [f"<{e.tag} {dict(e.attributes)}>: {p}" for e in elements for p in _element(e)]
-    metas = [e.attributes for e in elements if e.tag == "meta"]
-    if sorted(metas) != sorted(METAS):
+    metas = [e.attributes for e in elements if e.tag == "meta" and not _page_key(e.attributes)]
+    if sorted(metas) != sorted(METAS) or sum(_page_key(e.attributes) for e in elements) > 1:
         found.append(f"meta tags {metas}")
     ids = [value for e in elements for name, value in e.attributes if name == "id"]
     found += [f"id {i!r} twice (DOM clobbering)" for i in sorted(set(ids)) if ids.count(i) > 1]

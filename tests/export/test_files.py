@@ -49,7 +49,9 @@ def _export(out: Path, pages: dict[str, str]) -> None:
     previous = files.previous_files(out, _any)
     for name, text in pages.items():
         files.write_atomic(files.real_folder((out / name).parent, out) / Path(name).name, text.encode())
-    files.finish(out, list(pages), previous)
+    files.finish(
+        out, {name: hashlib.sha256(text.encode()).hexdigest() for name, text in pages.items()}, previous
+    )
 
 
 def _forge(out: Path, names: list[str], target: Path) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 import jsonschema
 
 from qbank.export import release
+from qbank.model import public
 from tests.conftest import REPO, run_cli
 from tests.export.conftest import RELEASED, release_of
 
@@ -22,7 +23,7 @@ def test_content_hash_is_the_hash_of_the_canonical_record(bank: Path) -> None:
     for entry in release_of(bank).entries:
         data = dict(entry.data)
         stated = data.pop("content_hash")
-        assert stated == hashlib.sha256(release.canonical(data)).hexdigest()
+        assert stated == hashlib.sha256(public.canonical(data)).hexdigest()
         assert "status" not in data and data["path"].startswith("questions/")
 
 

@@ -6,13 +6,16 @@ import hashlib
 import json
 import os
 import shutil
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
 from qbank.characters import HIDDEN
 from qbank.export import files, site
+from qbank.model import public
 from tests.conftest import run_cli
 from tests.export import hostile
 from tests.export.conftest import RELEASED, release_of
@@ -259,11 +262,68 @@ def test_the_real_pipeline_lets_payloads_reach_every_prose_field(
 
 def test_a_question_id_cannot_name_a_page_outside_q(tmp_path: Path, bank: Path) -> None:
     chosen = release_of(bank)
-    question = chosen.entries[0].question.model_copy(update={"id": "../../escaped"})
-    entry = type(chosen.entries[0])(question, chosen.entries[0].data)
+    entry = type(chosen.entries[0])(chosen.entries[0].data | {"id": "../../escaped"})
     with pytest.raises(ValueError, match="cannot name a page"):
         site.build(type(chosen)((entry,), chosen.topic_groups, {}), tmp_path / "site")
     assert not (tmp_path / "escaped.html").exists()
+
+
+# --- rebuilds: a page is rendered again only when what it is made of changed ----------------------
+
+
+def _pages(out: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in (out / "q").iterdir()}
+
+
+def _retitled(entry: Any, title: str) -> Any:
+    """The entry with another title, and the content hash that goes with it."""
+    data = {k: v for k, v in entry.data.items() if k != "content_hash"} | {"title": title}
+    return replace(entry, data=data | {"content_hash": hashlib.sha256(public.canonical(data)).hexdigest()})
+
+
+def test_a_rebuild_renders_only_the_pages_that_changed(tmp_path: Path, bank: Path) -> None:
+    chosen = release_of(bank)
+    out = tmp_path / "site"
+    assert site.build(chosen, out).rendered == len(chosen.entries)
+    before = _pages(out)
+    assert site.build(chosen, out).rendered == 0
+    assert _pages(out) == before
+    entries = list(chosen.entries)
+    entries[1] = _retitled(entries[1], "Loss Scaling Keeps Small FP16 Gradients Alive")
+    rebuilt = site.build(replace(chosen, entries=tuple(entries)), out)
+    assert rebuilt.rendered == 1
+    after = _pages(out)
+    changed = {name for name in before if after[name] != before[name]}
+    assert changed == {f"{entries[1].id}.html"}
+    assert "Keeps Small FP16 Gradients Alive" in after[f"{entries[1].id}.html"].decode()
+
+
+def test_a_change_to_the_renderer_renders_every_page_again(
+    tmp_path: Path, bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chosen = release_of(bank)
+    out = tmp_path / "site"
+    site.build(chosen, out)
+    monkeypatch.setattr(site, "_renderer", lambda: "another qbank")  # new templates, a new version
+    assert site.build(chosen, out).rendered == len(chosen.entries)
+
+
+def test_a_page_without_its_key_is_rendered_again(tmp_path: Path, bank: Path) -> None:
+    """A page whose key is gone (a page an older qbank wrote) is rendered, never kept on trust."""
+    chosen = release_of(bank)
+    out = tmp_path / "site"
+    site.build(chosen, out)
+    page = out / site.page_name(chosen.entries[0].id)
+    text = page.read_text(encoding="utf-8")
+    stripped = "\n".join(line for line in text.splitlines() if "qbank-page" not in line) + "\n"
+    page.write_text(stripped, encoding="utf-8")
+    manifest = (out / files.MANIFEST).read_text(encoding="utf-8")  # as an older build recorded it
+    digest = hashlib.sha256(stripped.encode()).hexdigest()
+    name = site.page_name(chosen.entries[0].id)
+    lines = [f"{digest}  {name}" if line.endswith(f"  {name}") else line for line in manifest.splitlines()]
+    (out / files.MANIFEST).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert site.build(chosen, out).rendered == 1
+    assert page.read_text(encoding="utf-8") == text
 
 
 # --- the layout, and what an interrupted build leaves (tests/test_hostile_site.py: the attacks) ----

@@ -1,0 +1,41 @@
+"""The public record: what every export releases of a question, and the model made again from it."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from qbank import load
+from qbank.model import public
+from qbank.model.records import validate
+from qbank.model.taxonomy import load_bank_tables
+from tests.conftest import EXAMPLES, REPO
+
+VALID = sorted(p for p in (EXAMPLES / "valid").rglob("*.yaml") if "schema" not in p.parts)
+
+
+def _question(path: Path):  # type: ignore[no-untyped-def]
+    document = load.from_path(path, path.name)
+    tables = load_bank_tables(REPO / "schema")
+    record, findings = validate(path, document, tables)  # type: ignore[arg-type]
+    assert record.question is not None, findings
+    return record.question
+
+
+@pytest.mark.parametrize("path", VALID, ids=lambda p: p.name)
+def test_the_model_made_again_from_a_public_record_gives_the_same_record(path: Path) -> None:
+    question = _question(path)
+    record = public.public_record(question, f"questions/{path.name}")
+    assert public.public_record(public.question_of(record), f"questions/{path.name}") == record
+
+
+def test_the_content_hash_covers_every_public_field_and_the_path() -> None:
+    question = _question(VALID[0])
+    record = public.public_record(question, "questions/a.yaml")
+    rest = {k: v for k, v in record.items() if k != "content_hash"}
+    assert record["content_hash"] == hashlib.sha256(public.canonical(rest)).hexdigest()
+    assert "status" not in record and set(rest) - {"path"} <= set(public.PUBLIC_FIELDS)
+    moved = public.public_record(question, "questions/b.yaml")
+    assert moved["content_hash"] != record["content_hash"]
