@@ -15,7 +15,7 @@ def schema(check: bool) -> None:
     """Write schema/question.schema.json (the editor schema, from the question model) and
     schema/release.schema.json (the document `qbank export json` writes)."""
     from qbank import atomic
-    from qbank.export.release import schema_text
+    from qbank.export.release_schema import schema_text
     from qbank.model.question import json_schema_text
 
     bank, tables = bank_and_tables()

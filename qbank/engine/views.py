@@ -1,10 +1,12 @@
 """What an export needs of each file, made by the audit: its release view.
 
-A view is JSON (the audit cache keeps it beside the file's findings, so a warm export reads no file
-and validates nothing): `{"status": ...}` with the question's status, null when the file did not
-validate; for a published question also `record`, its public record (qbank.model.public), and
-`facts`, what the audit found in it for the study site. Whether it is released also depends on the
-error findings of the whole run (a duplicate id), which qbank.export.release decides.
+A view is text (the audit cache keeps it beside the file's findings, so a warm export reads no file
+and validates nothing). Its first line is JSON: `{"status": ...}`, the question's status, null when
+the file did not validate; for a published question also its `id`, `content_hash` and `facts`, what
+the audit found in it for the study site. A published question's view has a second line: its public
+record (qbank.model.public) as JSON, exactly as the JSON export writes it, so that an export copies
+it rather than decoding and encoding it again. Whether it is released also depends on the error
+findings of the whole run (a duplicate id), which qbank.export.release decides.
 """
 
 from __future__ import annotations
@@ -20,9 +22,17 @@ if TYPE_CHECKING:  # the model (pydantic) is imported only when some file is not
 
 def release_view(record: Record | None, shown: str, context: Context) -> str:
     question = record.question if record is not None else None
-    view: dict[str, Any] = {"status": question.status if question is not None else None}
-    if question is not None and question.status == "published":
-        from qbank.model.public import public_record  # with the model, already imported
+    head: dict[str, Any] = {"status": question.status if question is not None else None}
+    if question is None or question.status != "published":
+        return json.dumps(head)
+    from qbank.model.public import public_record  # with the model, already imported
 
-        view |= {"record": public_record(question, shown), "facts": {}}
-    return json.dumps(view, ensure_ascii=False, separators=(",", ":"))
+    data = public_record(question, shown)
+    head |= {"id": data["id"], "content_hash": data["content_hash"], "facts": {}}
+    return json.dumps(head, ensure_ascii=False) + "\n" + json.dumps(data, ensure_ascii=False)
+
+
+def read(view: str) -> tuple[dict[str, Any], str]:
+    """A view's first line, decoded, and its public record as JSON text ("" when it has none)."""
+    head, _, record = view.partition("\n")
+    return json.loads(head), record

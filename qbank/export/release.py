@@ -6,8 +6,8 @@ id is an error on both files, so neither is released. Everything else is withhel
 reason so that a release says what it left out.
 
 Each released question is its public record (qbank.model.public: the public fields, its path and
-its content hash), as the audit made it. The release hash is SHA-256 over `id content_hash` lines, sorted by id, so it
-changes exactly when a released question's content, or the set of released questions, changes.
+its content hash), as the audit made it. The release hash is SHA-256 over `id content_hash` lines,
+sorted by id, so it changes exactly when a released question's content, or the set of released questions, changes.
 Nothing here runs checks or validates: the engine's report says what failed, and holds each
 file's release view (qbank.engine.views).
 """
@@ -22,17 +22,16 @@ import typing
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
-
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from typing import Any
 
 from qbank import __version__, load
-from qbank.engine import Report
+from qbank.engine import Report, views
 from qbank.export.files import write_atomic
 from qbank.finding import Severity
-from qbank.model import public, vocabulary
-from qbank.model.public import PUBLIC_FIELDS
-from qbank.model.question import Question
+from qbank.model import vocabulary
+
+if typing.TYPE_CHECKING:  # the model (pydantic) loads only for a writer that renders prose
+    from qbank.model.question import Question
 
 FORMAT = "qbank-release"
 FORMAT_VERSION = 1
@@ -41,23 +40,33 @@ POLICY = "status published, validates against the model, no error findings in it
 
 @dataclass(frozen=True)
 class Entry:
-    """One released question: its exported record (with `path` and `content_hash`) and what the
-    audit found in it for the page (qbank.engine.views: checked napkin lines, claim verdicts, the
-    numeric answer)."""
+    """One released question: its public record (with `path` and `content_hash`) as one line of JSON,
+    as the audit made it, and what the audit found in it for the page (qbank.engine.views: checked
+    napkin lines, claim verdicts, the numeric answer)."""
 
-    data: dict[str, Any]
+    id: str
+    content_hash: str
+    text: str  # the public record, as JSON: the JSON export copies it
     facts: dict[str, Any] = field(default_factory=dict)
     model: Question | None = field(default=None, compare=False, repr=False)  # the model, if at hand
 
-    @property
-    def id(self) -> str:
-        return str(self.data["id"])
+    @staticmethod
+    def of(data: dict[str, Any], facts: dict[str, Any] | None = None, model: Question | None = None) -> Entry:
+        text = json.dumps(data, ensure_ascii=False)
+        return Entry(data["id"], data["content_hash"], text, facts or {}, model)
+
+    @functools.cached_property
+    def data(self) -> dict[str, Any]:
+        """The public record, decoded (for the writers that read fields of it)."""
+        return dict(json.loads(self.text))
 
     @functools.cached_property
     def question(self) -> Question:
         """The model, for the writers that render prose (the site's pages, Anki): made only for the
         pages a build renders, so an unchanged site validates nothing."""
-        return self.model or public.question_of(self.data)
+        from qbank.model.public import question_of  # pydantic: the JSON and SQLite exports never need it
+
+        return self.model or question_of(self.data)
 
 
 @dataclass(frozen=True)
@@ -68,7 +77,7 @@ class Release:
 
     @property
     def release_hash(self) -> str:
-        lines = "".join(f"{e.id} {e.data['content_hash']}\n" for e in self.entries)
+        lines = "".join(f"{e.id} {e.content_hash}\n" for e in self.entries)
         return hashlib.sha256(lines.encode()).hexdigest()
 
 
@@ -78,13 +87,13 @@ def select(report: Report, topic_groups: dict[str, tuple[str, ...]]) -> Release:
     failed = {f.path for f in report.findings if f.severity is Severity.ERROR}
     withheld: Counter[str] = Counter()
     entries = []
-    for path, text in report.views:
-        view = json.loads(text)
-        reason = _withheld_because(view["status"], path in failed)
+    for path, view in report.views:
+        head, record = views.read(view)
+        reason = _withheld_because(head["status"], path in failed)
         if reason:
             withheld[reason] += 1
             continue
-        entries.append(Entry(view["record"], view["facts"]))
+        entries.append(Entry(head["id"], head["content_hash"], record, head["facts"]))
     entries.sort(key=lambda e: e.id)
     return Release(tuple(entries), topic_groups, dict(sorted(withheld.items())))
 
@@ -112,6 +121,11 @@ def taxonomy(release: Release) -> dict[str, Any]:
 
 def document(release: Release) -> dict[str, Any]:
     """The release as one JSON document (schema/release.schema.json)."""
+    return envelope(release) | {"questions": [entry.data for entry in release.entries]}
+
+
+def envelope(release: Release) -> dict[str, Any]:
+    """The document but its questions."""
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -121,60 +135,17 @@ def document(release: Release) -> dict[str, Any]:
         "count": len(release.entries),
         "withheld": release.withheld,
         "taxonomy": taxonomy(release),
-        "questions": [entry.data for entry in release.entries],
     }
-
-
-def _released_question_model() -> type[BaseModel]:
-    """The schema of a released question, built from Question's own fields so the two cannot drift."""
-    fields: dict[str, Any] = {
-        name: (Question.model_fields[name].annotation, Question.model_fields[name]) for name in PUBLIC_FIELDS
-    }
-    fields["path"] = (str, Field(description="The file, relative to the bank's root."))
-    fields["content_hash"] = (
-        str,
-        Field(pattern="^[0-9a-f]{64}$", description="SHA-256 of the canonical JSON of the other fields."),
-    )
-    return create_model("ReleasedQuestion", __config__=ConfigDict(extra="forbid"), **fields)
-
-
-class Taxonomy(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    tracks: list[str]
-    levels: list[str]
-    zones: list[str]
-    competency_areas: list[str]
-    topics: dict[str, list[str]]
-
-
-class _Document(BaseModel):
-    """Everything in the document but its questions (added in schema_text)."""
-
-    model_config = ConfigDict(extra="forbid")
-    format: typing.Literal["qbank-release"]
-    format_version: typing.Literal[1]
-    generator: str
-    policy: str
-    release_hash: Annotated[str, Field(pattern="^[0-9a-f]{64}$")]
-    count: Annotated[int, Field(ge=0)]
-    withheld: dict[str, int]
-    taxonomy: Taxonomy
-
-
-def schema_text() -> str:
-    """schema/release.schema.json (JSON Schema 2020-12), byte-stable; `qbank schema` writes it."""
-    released = _released_question_model()
-    doc = create_model("Release", __base__=_Document, questions=(list[released], ...))  # type: ignore[valid-type]
-    schema = {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": "release.schema.json",
-        **doc.model_json_schema(),
-    }
-    return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def write_json(release: Release, out: Path) -> None:
-    write_atomic(out, json.dumps(document(release), indent=1, ensure_ascii=False).encode() + b"\n")
+    """The document with one question a line (so a diff of two releases shows the questions that
+    changed): json's C encoder writes each, where `indent` would take its Python one, 3x the time of
+    a warm audit at 10,000 questions (benchmarks/export_site.py)."""
+    top = json.dumps(envelope(release), indent=1, ensure_ascii=False).removesuffix("\n}")
+    lines = ",\n".join("  " + entry.text for entry in release.entries)
+    body = f"[\n{lines}\n ]" if release.entries else "[]"
+    write_atomic(out, f'{top},\n "questions": {body}\n}}\n'.encode())
 
 
 # How every document write_json makes begins: `format` is the first key, with indent=1.

@@ -25,7 +25,7 @@ import os
 import re
 import typing
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
@@ -39,9 +39,11 @@ from markupsafe import Markup
 
 from qbank import __version__, memo
 from qbank.export import files, markdown
-from qbank.export.release import Entry, Release, document
+from qbank.export.release import Entry, Release, envelope
 from qbank.model import vocabulary
-from qbank.model.question import Question
+
+if typing.TYPE_CHECKING:  # the model (pydantic) loads only where a page is rendered
+    from qbank.model.question import Question
 
 ASSETS = ("site.css", "search.js", "question.js")
 INDEX, COVERAGE, INDEX_SCRIPT = "index.html", "coverage.html", "assets/index.js"
@@ -66,10 +68,10 @@ def build(
     if previous is None:
         previous = preflight(out)
     planned = [*static_names(), *_page_names(release)]
-    files.refuse_unproven(out, planned, previous)
+    heads = files.refuse_unproven(out, planned, previous)
     out.mkdir(parents=True, exist_ok=True)
     try:
-        written, rendered = _write_all(release, out, name, previous)
+        written, rendered = _write_all(release, out, name, previous, heads)
     except BaseException:
         files.record_interrupted(out, planned, previous)
         raise
@@ -88,12 +90,12 @@ def preflight(out: Path, bank: Path | None = None) -> files.Previous:
 
 
 def _write_all(
-    release: Release, out: Path, name: str, previous: files.Previous
+    release: Release, out: Path, name: str, previous: files.Previous, heads: dict[str, bytes]
 ) -> tuple[dict[str, str], int]:
     """Every file of the site, and how many pages were rendered. Returns name -> SHA-256 of each."""
     site = _site_facts(release, name)
     written = dict(_copy_assets(out))
-    pages, rendered = _write_pages(release, out, site, previous)
+    pages, rendered = _write_pages(release, out, site, previous, heads)
     written |= pages
     env = _environment()
     for page, text in (
@@ -141,7 +143,7 @@ def _folders() -> tuple[str, ...]:
 
 
 def _site_facts(release: Release, name: str) -> dict[str, Any]:
-    doc = document(release)
+    doc = envelope(release)
     keys = ("count", "policy", "release_hash", "generator")
     return {"name": name} | {key: doc[key] for key in keys}
 
@@ -187,21 +189,24 @@ def _assets() -> Iterator[tuple[str, Traversable]]:
 
 
 def _write_pages(
-    release: Release, out: Path, site: dict[str, Any], previous: files.Previous
+    release: Release, out: Path, site: dict[str, Any], previous: files.Previous, heads: dict[str, bytes]
 ) -> tuple[dict[str, str], int]:
     """One page per question, rendered only where it would differ from the page the last build
     wrote (its key, below, differs or the page is gone); across processes for many (rendering
-    markdown dominates). Returns name -> SHA-256 of every page, and how many were rendered."""
+    markdown dominates). `heads`: the first bytes of the pages there, each proven the last build's
+    (files.refuse_unproven). Returns name -> SHA-256 of every page, and how many were rendered."""
     ids = [e.id for e in release.entries]  # each a valid id: build checked them (_page_names)
     files.real_folder(out / "q", out)
     pages: dict[str, str] = {}
     jobs = []
+    keys = _page_keys(site)
     for i, entry in enumerate(release.entries):
         prev, next_ = _neighbour(ids, i, -1), _neighbour(ids, i, 1)
-        job = (entry, prev, next_, _page_key(entry, prev, next_, site))
-        name = page_name(entry.id)
-        if name in previous.recorded and _key_of(out / name) == job[3]:
-            pages[name] = previous.recorded[name]  # proven unchanged since (files.refuse_unproven)
+        job = (entry, prev, next_, keys(entry, prev, next_))
+        name = page_name(ids[i])
+        found = _KEY.search(heads.get(name, b""))
+        if found and found.group(1).decode() == job[3]:
+            pages[name] = previous.recorded[name]
         else:
             jobs.append(job)
     workers = min(os.cpu_count() or 1, 8) if len(jobs) >= PARALLEL_FROM else 1
@@ -222,33 +227,24 @@ def _neighbour(ids: list[str], index: int, step: int) -> str | None:
 Job = tuple[Entry, str | None, str | None, str]  # a question, its neighbours, its page key
 
 
-def _page_key(entry: Entry, prev: str | None, next_: str | None, site: dict[str, Any]) -> str:
-    """What a question's page is made from: the question (its content hash), what the audit found
-    in it, its neighbours, the site's name and policy, and the renderer itself (qbank's version,
-    the templates and the libraries that render). Equal keys make equal pages."""
-    parts = [
-        _renderer(),
-        entry.data["content_hash"],
-        json.dumps(entry.facts, sort_keys=True),
-        prev or "",
-        next_ or "",
-        json.dumps({k: site[k] for k in PAGE_FACTS}, sort_keys=True),
-    ]
-    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+def _page_keys(site: dict[str, Any]) -> Callable[[Entry, str | None, str | None], str]:
+    """What a question's page is made from, as a digest: the renderer itself (qbank's version, the
+    templates and the libraries that render), the site's name and policy, then the question (its
+    content hash), what the audit found in it, and its neighbours. Equal keys make equal pages."""
+    shared = hashlib.sha256(_renderer().encode())
+    shared.update(json.dumps({k: site[k] for k in PAGE_FACTS}, sort_keys=True).encode())
+
+    def key(entry: Entry, prev: str | None, next_: str | None) -> str:
+        digest = shared.copy()
+        facts = json.dumps(entry.facts, sort_keys=True) if entry.facts else ""
+        digest.update("\0".join((entry.content_hash, facts, prev or "", next_ or "")).encode())
+        return digest.hexdigest()
+
+    return key
 
 
 PAGE_FACTS = ("name", "policy", "generator")  # of the site facts, those a question page shows
 _KEY = re.compile(rb'<meta name="qbank-page" content="([0-9a-f]{64})">')
-
-
-def _key_of(page: Path) -> str | None:
-    """The key written in a page's head (the last build's), if the page is there."""
-    try:
-        with page.open("rb") as file:
-            found = _KEY.search(file.read(1024))
-    except OSError:
-        return None
-    return found.group(1).decode() if found else None
 
 
 @memo.cached("export.site.renderer")
@@ -365,9 +361,17 @@ def _index(release: Release, site: dict[str, Any]) -> dict[str, Any]:
 
 
 def _order(attribute: str) -> tuple[str, ...]:
-    """The model's own order for an enum field (tracks, levels L1..L6+, zones, areas)."""
-    annotation = Question.model_fields[attribute].annotation
-    return typing.get_args(annotation)
+    """The model's own order for an enum field (tracks, levels L1..L6+, zones, areas, provenance)."""
+    return typing.get_args(_ENUMS[attribute])
+
+
+_ENUMS = {
+    "track": vocabulary.Track,
+    "level": vocabulary.Level,
+    "zone": vocabulary.Zone,
+    "competency_area": vocabulary.CompetencyArea,
+    "provenance": vocabulary.Provenance,
+}
 
 
 def _coverage(release: Release, site: dict[str, Any]) -> dict[str, Any]:

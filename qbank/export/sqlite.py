@@ -23,7 +23,7 @@ from typing import Any
 
 from qbank import load
 from qbank.export import files
-from qbank.export.release import FORMAT, Release, document
+from qbank.export.release import FORMAT, Release, envelope
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -113,7 +113,7 @@ def write(release: Release, out: Path) -> None:
 
 def _fill(db: sqlite3.Connection, release: Release) -> None:
     db.executescript(SCHEMA)
-    doc = document(release)
+    doc = envelope(release)
     meta = {
         key: doc[key] for key in ("format", "format_version", "generator", "policy", "release_hash", "count")
     }
@@ -131,14 +131,15 @@ def _fill(db: sqlite3.Connection, release: Release) -> None:
     topics = [(slug, group) for group, slugs in taxonomy["topics"].items() for slug in slugs]
     db.executemany("INSERT OR IGNORE INTO topics VALUES (?, ?)", topics)
     db.executemany(
-        f"INSERT INTO questions VALUES ({', '.join('?' * 20)})", [_row(e.data) for e in release.entries]
+        f"INSERT INTO questions VALUES ({', '.join('?' * 20)})",
+        [_row(e.data, e.text) for e in release.entries],
     )
     tags = [(e.id, tag) for e in release.entries for tag in sorted(set(e.question.tags or ()))]
     db.executemany("INSERT INTO tags VALUES (?, ?)", tags)
     db.execute("INSERT INTO questions_fts(questions_fts) VALUES ('rebuild')")
 
 
-def _row(data: dict[str, Any]) -> tuple[Any, ...]:
+def _row(data: dict[str, Any], text: str) -> tuple[Any, ...]:
     details = data["details"]
     options = details.get("options")
     return (
@@ -161,5 +162,5 @@ def _row(data: dict[str, Any]) -> tuple[Any, ...]:
         details.get("correct_index"),
         data["provenance"],
         data["content_hash"],
-        json.dumps(data, ensure_ascii=False, sort_keys=True),
+        text,
     )

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from qbank import engine, load, similarity
-from qbank.engine import store
+from qbank.engine import store, views
 from qbank.engine.store import Store
 from tests.conftest import REPO
 
@@ -366,7 +366,12 @@ def test_the_key_names_the_installed_versions_of_the_libraries() -> None:
 
 
 def _views(report: engine.Report) -> dict[str, dict[str, Any]]:
-    return {path: json.loads(view) for path, view in report.views}
+    """Each file's view: its first line, with its public record (if any) under `record`."""
+    found = {}
+    for path, view in report.views:
+        head, record = views.read(view)
+        found[path] = head | ({"record": json.loads(record)} if record else {})
+    return found
 
 
 def test_an_export_audit_makes_a_view_of_every_file_and_a_warm_one_reads_them_from_the_cache(

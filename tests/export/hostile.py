@@ -345,7 +345,7 @@ def constructed(payload: Payload, n: int, base: Question) -> tuple[Hostile, Entr
     top = {key: value for key, value in values.items() if key not in DETAILS}
     question = Question.model_construct(**(dict(base) | {"id": hostile.id} | top | {"details": details}))
     data = public_record(question, f"questions/{hostile.id}.yaml")
-    return hostile, Entry(data, model=question)
+    return hostile, Entry.of(data, model=question)
 
 
 def with_constructed(chosen: Release, payloads: tuple[Payload, ...]) -> tuple[Release, list[Hostile]]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import jsonschema
 
-from qbank.export import release
+from qbank.export import release, release_schema
 from qbank.model import public
 from tests.conftest import REPO, run_cli
 from tests.export.conftest import RELEASED, release_of
@@ -56,7 +56,7 @@ def test_json_export_is_byte_reproducible_and_matches_its_schema(tmp_path: Path,
 def test_schema_rejects_a_document_that_drifts(bank: Path, tmp_path: Path) -> None:
     doc = release.document(release_of(bank))
     doc["questions"][0]["status"] = "published"  # not a released field
-    schema = json.loads(release.schema_text())
+    schema = json.loads(release_schema.schema_text())
     assert not jsonschema.Draft202012Validator(schema).is_valid(doc)
 
 

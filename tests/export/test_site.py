@@ -6,15 +6,16 @@ import hashlib
 import json
 import os
 import shutil
+import typing
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
 from qbank.characters import HIDDEN
 from qbank.export import files, site
+from qbank.export.release import Entry
 from qbank.model import public
 from tests.conftest import run_cli
 from tests.export import hostile
@@ -262,7 +263,7 @@ def test_the_real_pipeline_lets_payloads_reach_every_prose_field(
 
 def test_a_question_id_cannot_name_a_page_outside_q(tmp_path: Path, bank: Path) -> None:
     chosen = release_of(bank)
-    entry = type(chosen.entries[0])(chosen.entries[0].data | {"id": "../../escaped"})
+    entry = Entry.of(chosen.entries[0].data | {"id": "../../escaped"})
     with pytest.raises(ValueError, match="cannot name a page"):
         site.build(type(chosen)((entry,), chosen.topic_groups, {}), tmp_path / "site")
     assert not (tmp_path / "escaped.html").exists()
@@ -275,10 +276,10 @@ def _pages(out: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in (out / "q").iterdir()}
 
 
-def _retitled(entry: Any, title: str) -> Any:
+def _retitled(entry: Entry, title: str) -> Entry:
     """The entry with another title, and the content hash that goes with it."""
     data = {k: v for k, v in entry.data.items() if k != "content_hash"} | {"title": title}
-    return replace(entry, data=data | {"content_hash": hashlib.sha256(public.canonical(data)).hexdigest()})
+    return Entry.of(data | {"content_hash": hashlib.sha256(public.canonical(data)).hexdigest()}, entry.facts)
 
 
 def test_a_rebuild_renders_only_the_pages_that_changed(tmp_path: Path, bank: Path) -> None:
@@ -416,3 +417,10 @@ def test_a_page_says_who_wrote_it_and_the_time_to_allow(tmp_path: Path, bank: Pa
     assert '<span class="time">about 12 min</span>' in page
     other = (out / "q" / "cloud-202611-e004.html").read_text(encoding="utf-8")
     assert "Written by a person; checked by the audit." in other and 'class="time"' not in other
+
+
+def test_the_site_orders_each_facet_as_the_model_declares_it() -> None:
+    from qbank.model.question import Question
+
+    for attribute in ("track", "level", "zone", "competency_area", "provenance"):
+        assert site._order(attribute) == typing.get_args(Question.model_fields[attribute].annotation)
