@@ -1,6 +1,8 @@
 // Progress and its review schedule, shared by the index (search.js) and question pages
 // (question.js): window.QBANK_PROGRESS. Kept in localStorage "qbank-progress" as
 //   {id: {mark: "seen"|"got-it"|"review", due: epoch ms or null, interval: days, last: epoch ms}}
+// `last` is when the question was last graded (Got it or Again; 0 if only seen): a progress file's
+// entry replaces this browser's when its `last` is later.
 // An older site kept a bare mark string per id; `load` reads that too, so no mark is lost.
 // The clock is always Date.now(), so a test can move it (Playwright's page.clock).
 (function () {
@@ -100,7 +102,8 @@
       var interval = nextInterval(before ? before.interval : 0);
       return { mark: mark, due: dayStart(time, interval), interval: interval, last: time };
     }
-    return { mark: "seen", due: null, interval: 0, last: time };
+    // Opening a question is not a grade: `last` 0, so any graded entry from a progress file wins.
+    return { mark: "seen", due: null, interval: 0, last: 0 };
   }
 
   function isDue(entry, time) {
