@@ -396,6 +396,8 @@ def test_search_ranks_title_and_whole_word_matches_first(watched: Watched, built
     assert _titles(page) == [TITLES[i] for i in expected]
     page.fill("#q", "gradient zeppelin")  # every word must still match
     assert _titles(page) == [TITLES["edge-202611-e001"]]
+    page.fill("#q", "1e-8")  # a word with a character that means something in a regular expression
+    assert _titles(page) == [TITLES["cloud-202611-e004"]]
 
 
 def test_search_highlights_the_matched_words_as_text(watched: Watched, built: Path) -> None:

@@ -39,19 +39,16 @@
     return text;
   }
 
-  var WORD_CHAR = /[\p{L}\p{N}_]/u;
-  function wordChar(text, at) {
-    return at >= 0 && at < text.length && WORD_CHAR.test(text[at]);
+  // A word of the query as a whole word: not inside a longer run of letters, digits or "_".
+  function wholeWord(word) {
+    var escaped = word.replace(/[.*+?^${}()|[\]\\\/]/g, "\\$&"); // only these may be escaped in a "u" regex
+    return new RegExp("(?<![\\p{L}\\p{N}_])" + escaped + "(?![\\p{L}\\p{N}_])", "u");
   }
 
-  // 0: `word` is not in `text`; 1: only inside a longer word; 2: as a whole word.
-  function found(text, word) {
-    var at = text.indexOf(word);
-    if (at < 0) return 0;
-    for (; at >= 0; at = text.indexOf(word, at + 1)) {
-      if (!wordChar(text, at - 1) && !wordChar(text, at + word.length)) return 2;
-    }
-    return 1;
+  // 0: `word` is not in `text`; 1: only inside a longer word; 2: as a whole word (`whole`).
+  function found(text, word, whole) {
+    if (text.indexOf(word) < 0) return 0;
+    return whole.test(text) ? 2 : 1;
   }
 
   var TITLE_WEIGHT = [0, 20, 30]; // by `found`: a title match outweighs any body match
@@ -59,12 +56,12 @@
   var WHOLE = 100; // a word found whole anywhere ranks above every partial match of it
 
   // The row's relevance to `words`, or -1 when a word is missing (every word must match).
-  function score(row, words) {
+  function score(row, words, wholes) {
     var text = texts(row);
     var total = 0;
     for (var i = 0; i < words.length; i++) {
-      var inTitle = found(text.title, words[i]);
-      var inBody = found(text.body, words[i]);
+      var inTitle = found(text.title, words[i], wholes[i]);
+      var inBody = found(text.body, words[i], wholes[i]);
       if (!inTitle && !inBody) return -1;
       total += (inTitle === 2 || inBody === 2 ? WHOLE : 0) + TITLE_WEIGHT[inTitle] + BODY_WEIGHT[inBody];
     }
@@ -75,12 +72,23 @@
 
   // --- facets: what a row is under each filter ------------------------------------------------
 
-  // The values `row` has under `facet`: one for a column, a mark and maybe "due" for progress.
-  function values(facet, row, marks, time) {
-    if (facet !== "progress") return [row[COLUMN[facet]]];
+  // A row's value under `facet`: a column, or for progress its mark ("unseen" without one). "due"
+  // is a progress value too, beside the mark, for a question whose review date has come.
+  function valueOf(facet, row, marks) {
+    if (facet !== "progress") return row[COLUMN[facet]];
     var entry = marks[row[0]];
-    var mark = entry ? entry.mark : "unseen";
-    return progress.isDue(entry, time) ? [mark, "due"] : [mark];
+    return entry ? entry.mark : "unseen";
+  }
+
+  function has(facet, row, value, marks, time) {
+    if (facet === "progress" && value === "due") return progress.isDue(marks[row[0]], time);
+    return valueOf(facet, row, marks) === value;
+  }
+
+  function countRow(counts, facet, row, marks, time) {
+    var value = valueOf(facet, row, marks);
+    counts[facet][value] = (counts[facet][value] || 0) + 1;
+    if (facet === "progress" && progress.isDue(marks[row[0]], time)) counts.progress.due = (counts.progress.due || 0) + 1;
   }
 
   function chosenFilters() {
@@ -95,30 +103,32 @@
   // count of each value among the rows the query and every *other* filter select.
   function search() {
     var words = query.value.toLowerCase().split(/\s+/).filter(Boolean);
+    var wholes = words.map(wholeWord);
     var chosen = chosenFilters();
     var facets = Object.keys(chosen);
     var marks = progress.load();
     var time = progress.now();
     var counts = {};
-    selects.forEach(function (select) {
-      counts[select.dataset.facet] = {};
+    var all = selects.map(function (select) { return select.dataset.facet; });
+    all.forEach(function (facet) {
+      counts[facet] = {};
     });
     var hits = [];
     rows.forEach(function (row, index) {
-      var relevance = words.length ? score(row, words) : 0;
+      var relevance = words.length ? score(row, words, wholes) : 0;
       if (relevance < 0) return;
-      var failed = [];
-      for (var i = 0; i < facets.length && failed.length < 2; i++) {
-        if (values(facets[i], row, marks, time).indexOf(chosen[facets[i]]) < 0) failed.push(facets[i]);
+      var failed = null;
+      for (var i = 0; i < facets.length; i++) {
+        if (has(facets[i], row, chosen[facets[i]], marks, time)) continue;
+        if (failed) return; // fails two filters: counted under neither
+        failed = facets[i];
       }
-      // A row that fails one filter still counts under that filter's other values.
-      var counted = failed.length === 0 ? Object.keys(counts) : failed.length === 1 ? failed : [];
-      counted.forEach(function (facet) {
-        values(facet, row, marks, time).forEach(function (value) {
-          counts[facet][value] = (counts[facet][value] || 0) + 1;
-        });
-      });
-      if (!failed.length) hits.push({ row: row, index: index, score: relevance });
+      if (failed) {
+        countRow(counts, failed, row, marks, time); // fails one: still counts under that filter
+        return;
+      }
+      for (var j = 0; j < all.length; j++) countRow(counts, all[j], row, marks, time);
+      hits.push({ row: row, index: index, score: relevance });
     });
     hits.sort(order(chosen.progress === "due", marks));
     return {
