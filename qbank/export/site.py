@@ -4,7 +4,7 @@ Layout of the folder:
   index.html      search and filters over assets/index.js (all questions, in one script file)
   coverage.html   track x level heat map, and competency area x track, each cell written / generated
   q/<id>.html     one page per question: answer, common mistake and napkin math behind <details>
-  assets/         site.css, search.js, question.js, katex/ (vendored, used by pages with math)
+  assets/         site.css, progress.js, search.js, question.js, katex/ (vendored, used by pages with math)
 
 Text is escaped twice over: Jinja2 autoescapes every field, and prose goes through CommonMark with
 raw HTML off (qbank.export.markdown); the scripts put text in the page with textContent only; and
@@ -45,7 +45,7 @@ from qbank.model import vocabulary
 if typing.TYPE_CHECKING:  # the model (pydantic) loads only where a page is rendered
     from qbank.model.question import Question
 
-ASSETS = ("site.css", "search.js", "question.js")
+ASSETS = ("site.css", "progress.js", "search.js", "question.js")
 INDEX, COVERAGE, INDEX_SCRIPT = "index.html", "coverage.html", "assets/index.js"
 PARALLEL_FROM = 2000  # questions: below this, starting worker processes costs more than it saves
 _ID = re.compile(vocabulary.ID_PATTERN)
@@ -317,8 +317,14 @@ FACETS = (
 
 
 def _index_script(release: Release) -> str:
-    """window.QBANK: one row per question, [id, title, track, level, zone, area, topic, search text,
-    provenance]."""
+    """window.QBANK: one row per question, in the bank's order:
+
+      [id, title, track, level, zone, area, topic, body, provenance]
+
+    `body` is the scenario, question, topic and tags as written, one space between each. The search
+    (assets/search.js) matches every word of a query in the title or the body, lower-cased in the
+    browser, ranks a title match above a body match, and shows a stretch of the body around the
+    first word found there; so the title is not repeated in the body."""
     rows = [
         [
             q["id"],
@@ -328,9 +334,7 @@ def _index_script(release: Release) -> str:
             q["zone"],
             q["competency_area"],
             q["topic"],
-            " ".join(
-                [q["title"], q["scenario"], q.get("question", ""), q["topic"], *q.get("tags", ())]
-            ).lower(),
+            " ".join([q["scenario"], q.get("question", ""), q["topic"], *q.get("tags", ())]),
             q["provenance"],
         ]
         for q in (e.data for e in release.entries)

@@ -381,7 +381,7 @@ ATTRIBUTES = {
     "form": {"id", "role", "action"},
     "h2": {"id"},
     "header": {"class"},
-    "input": {"id", "type", "autocomplete", "spellcheck", "placeholder", "aria-describedby"},
+    "input": {"id", "type", "autocomplete", "spellcheck", "placeholder", "aria-describedby", "accept"},
     "label": {"for"},
     "li": {"id", "class"},
     "main": {"id", "tabindex"},
@@ -398,6 +398,7 @@ ATTRIBUTES = {
     "th": {"scope"},
 }
 BARE = {"head", "title", "body", "footer", "h1", "h3", "h4", "h5", "h6", "strong", "em", "kbd", "summary"}
+BARE |= {"mark"}  # the index's search highlights matched words
 BARE |= {"noscript", "thead", "tbody", "tr", "ul", "pre", "blockquote", "hr", "br"}
 NEVER_IN_MATH = {"script", "style", "iframe", "frame", "object", "embed", "img", "image", "a", "form"}
 NEVER_IN_MATH |= {"input", "button", "textarea", "link", "meta", "base", "foreignobject", "use"}
@@ -406,9 +407,11 @@ URL_ATTRIBUTES = {"href", "src", "action", "formaction", "xlink:href", "data", "
 SCHEMES = {"", "http", "https", "mailto"}
 IDS = re.compile(
     r"main|search|q|count|results|clear|f-[a-z]+|answer|mistake|napkin|mark|status|got-it|review"
-    r"|prev|next|option-[0-3]|track-level|area-track|more|random"
+    r"|prev|next|option-[0-3]|track-level|area-track|more|random|review-due|filters|backup|export|import"
+    r"|import-status"
 )
-SCRIPTS = {"assets/index.js", "assets/search.js", "../assets/question.js", "../assets/katex/katex.min.js"}
+SCRIPTS = {"assets/index.js", "assets/progress.js", "assets/search.js", "../assets/progress.js"}
+SCRIPTS |= {"../assets/question.js", "../assets/katex/katex.min.js"}
 STYLESHEETS = {"assets/site.css", "../assets/site.css", "../assets/katex/katex.min.css"}
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; font-src 'self'; "

@@ -6,7 +6,9 @@ a local file fails the test. Screenshots go to each test's tmp dir (pytest print
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -185,7 +187,7 @@ def test_progress_survives_a_reload_and_shows_in_the_index(watched: Watched, bui
     page.goto((built / "index.html").as_uri())
     page.select_option("#f-progress", "review")
     assert _titles(page) == ["Zeppelin Telemetry Gradients Vanish in FP16"]
-    assert page.locator("#results .badge").inner_text() == "review again"
+    assert page.locator("#results .badge").all_inner_texts() == ["review again", "due"]
     page.select_option("#f-progress", "unseen")
     assert len(_titles(page)) == len(RELEASED) - 1
 
@@ -369,3 +371,286 @@ def test_coverage_heat_map_links_to_the_filtered_list(watched: Watched, built: P
     cell.locator("a").click()
     page.wait_for_url("**/index.html#track=cloud&level=L3")
     assert page.input_value("#f-level") == "L3" and len(_titles(page)) == 4
+
+
+# --- a study tool (issue 29, part 2): ranked search, live counts, review queue, phone layout -------
+
+TITLES = {
+    "cloud-202611-e000": "Loss Scaling Keeps FP16 Gradients Representable",
+    "cloud-202611-e003": "Subnormal Spacing Written as Math",
+    "cloud-202611-e004": "Pick the Loss Scale That Keeps Gradients",
+    "edge-202611-e001": "Zeppelin Telemetry Gradients Vanish in FP16",
+}
+
+
+def test_search_ranks_title_and_whole_word_matches_first(watched: Watched, built: Path) -> None:
+    page = watched.open(built / "index.html")
+    page.fill("#q", "loss")  # in both titles and in e003's question only; the bank has e003 second
+    assert _titles(page) == [
+        TITLES[i] for i in ("cloud-202611-e000", "cloud-202611-e004", "cloud-202611-e003")
+    ]
+    # "gradient": whole in e004's, e001's and e003's scenario or question, only inside "Gradients" in
+    # e000's title; the whole word ranks first, then a title match; a tie keeps the bank's order.
+    page.fill("#q", "gradient")
+    expected = ("cloud-202611-e004", "edge-202611-e001", "cloud-202611-e003", "cloud-202611-e000")
+    assert _titles(page) == [TITLES[i] for i in expected]
+    page.fill("#q", "gradient zeppelin")  # every word must still match
+    assert _titles(page) == [TITLES["edge-202611-e001"]]
+    page.fill("#q", "1e-8")  # a word with a character that means something in a regular expression
+    assert _titles(page) == [TITLES["cloud-202611-e004"]]
+
+
+def test_search_highlights_the_matched_words_as_text(watched: Watched, built: Path) -> None:
+    page = watched.open(built / "index.html")
+    page.fill("#q", "LOSS scal")
+    row = page.locator("#results li", has_text=TITLES["cloud-202611-e004"])
+    assert row.locator("a mark").all_inner_texts() == ["Loss", "Scal"]
+    assert row.locator("a").text_content() == TITLES["cloud-202611-e004"]  # marks split no text
+    page.fill("#q", "zeppelin")  # in the title and the scenario: a stretch of the scenario shows
+    assert page.locator("#results .snippet mark").all_inner_texts() == ["zeppelin"]
+    assert "zeppelin fleet retrains" in page.inner_text("#results .snippet")
+    page.fill("#q", "script")  # the hostile question: its markup highlighted as text, never run
+    snippet = page.locator("#results li", has_text="Dashboard Markup").locator(".snippet")
+    assert "<script>window.__xss = 1</script>" in snippet.inner_text()
+    assert snippet.locator("mark").count() >= 2 and page.locator("main script, main img").count() == 0
+    page.fill("#q", "")
+    assert page.locator("#results mark, #results .snippet").count() == 0
+
+
+def _options(page: Any, facet: str) -> list[str]:
+    return [t.strip() for t in page.locator(f"#f-{facet} option").all_inner_texts()]
+
+
+def test_filter_counts_follow_the_query_and_the_other_filters(watched: Watched, built: Path) -> None:
+    page = watched.open(built / "index.html")
+    assert _options(page, "track") == ["All", "edge (1)", "cloud (4)"]
+    assert "L3 (5)" in _options(page, "level")
+    page.fill("#q", "zeppelin")
+    assert _options(page, "track") == ["All", "edge (1)", "cloud (0)"]
+    assert "L3 (1)" in _options(page, "level") and "Not seen yet (1)" in _options(page, "progress")
+    page.select_option("#f-track", "cloud")  # an option with none stays selectable
+    assert _titles(page) == [] and page.inner_text("#count") == "0 questions"
+    assert _options(page, "track") == ["All", "edge (1)", "cloud (0)"]  # a filter ignores itself
+    assert "L3 (0)" in _options(page, "level")
+    page.fill("#q", "")
+    assert _options(page, "track") == ["All", "edge (1)", "cloud (4)"]
+    assert "L3 (4)" in _options(page, "level") and "human (4)" in _options(page, "provenance")
+
+
+# The site reads the clock through Date, so a test sets it (Playwright's clock, UTC).
+START = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def study(browser: Any) -> Iterator[Any]:
+    """Makes watched browser contexts (each its own localStorage) whose clock is at START."""
+    made: list[tuple[Any, Watched]] = []
+
+    def new() -> Watched:
+        context = browser.new_context(viewport={"width": 1100, "height": 900}, timezone_id="UTC")
+        context.clock.set_fixed_time(START)
+        made.append((context, Watched(context.new_page())))
+        return made[-1][1]
+
+    yield new
+    for context, _ in made:
+        context.close()
+    assert [p for _, watch in made for p in watch.problems] == []
+
+
+def _progress_list(page: Any, built: Path, value: str) -> list[str]:
+    """The index's list for one value of the progress filter, as loaded now."""
+    url = (built / "index.html").as_uri() + "#progress=" + value
+    if page.url == url:
+        page.reload()  # going to the same address again would not load the page
+    else:
+        page.goto(url)
+    return _titles(page)
+
+
+def _grade(page: Any, built: Path, question_id: str, button: str) -> str:
+    page.goto((built / "q" / f"{question_id}.html").as_uri())
+    page.click(button)
+    return str(page.inner_text("#status"))
+
+
+def test_review_queue_follows_the_schedule(study: Any, built: Path) -> None:
+    page = study().page
+    assert _grade(page, built, "cloud-202611-e000", "#got-it") == "Marked: got it, next review in 1 day"
+    assert _grade(page, built, "cloud-202611-e004", "#review") == "Marked: review again, due for review now"
+    page.reload()
+    assert page.get_attribute("#review", "aria-pressed") == "true"
+    assert _progress_list(page, built, "due") == [TITLES["cloud-202611-e004"]]
+    assert "Due for review (1)" in _options(page, "progress")
+    assert page.inner_text("#review-due") == "Review due (1)"
+    page.clock.set_fixed_time(START + timedelta(hours=14, minutes=1))  # past midnight: e000 is due
+    # earliest due first, not the bank's order
+    assert _progress_list(page, built, "due") == [TITLES["cloud-202611-e004"], TITLES["cloud-202611-e000"]]
+    page.fill("#q", "zeppelin")  # the due list with a query: none
+    page.click("#review-due")
+    assert page.inner_text("#count") == "Nothing in this list is due for review."
+    page.fill("#q", "")
+    page.click("#review-due")  # opens the first due question; → follows the due list
+    page.wait_for_url("**/q/cloud-202611-e004.html")
+    assert page.get_attribute("#next", "href") == "cloud-202611-e000.html"
+    page.keyboard.press("ArrowRight")
+    page.wait_for_url("**/q/cloud-202611-e000.html")
+    page.keyboard.press("g")  # a second "got it": 1 day -> 3 days
+    assert page.inner_text("#status") == "Marked: got it, next review in 3 days"
+    page.keyboard.press("g")  # pressed again on the same visit: still one grade
+    assert page.inner_text("#status") == "Marked: got it, next review in 3 days"
+    assert _progress_list(page, built, "due") == [TITLES["cloud-202611-e004"]]
+    page.clock.set_fixed_time(START + timedelta(days=4))
+    assert _progress_list(page, built, "due") == [TITLES["cloud-202611-e004"], TITLES["cloud-202611-e000"]]
+
+
+def test_got_it_intervals_grow_to_at_most_180_days(study: Any, built: Path) -> None:
+    page = study().open(built / "index.html")
+    intervals = page.evaluate(
+        """() => { const p = window.QBANK_PROGRESS; let entry = null; const seen = [];
+             for (let i = 0; i < 10; i++) { entry = p.grade(entry, "got-it"); seen.push(entry.interval); }
+             const again = p.grade(entry, "review");
+             return [seen, again.interval, again.due === Date.now(), p.grade(again, "got-it").interval]; }"""
+    )
+    assert intervals == [[1, 3, 7, 16, 35, 77, 169, 180, 180, 180], 1, True, 3]
+
+
+def test_old_progress_marks_are_kept(study: Any, built: Path) -> None:
+    """Before the review queue, progress was {id: mark}: every mark survives, "review again" due."""
+    page = study().open(built / "index.html")
+    old = {"cloud-202611-e000": "review", "edge-202611-e001": "got-it", "cloud-202611-e004": "seen"}
+    page.evaluate("(old) => localStorage.setItem('qbank-progress', JSON.stringify(old))", old)
+    assert _progress_list(page, built, "review") == [TITLES["cloud-202611-e000"]]
+    assert _progress_list(page, built, "got-it") == [TITLES["edge-202611-e001"]]
+    assert _progress_list(page, built, "seen") == [TITLES["cloud-202611-e004"]]
+    assert _progress_list(page, built, "due") == [TITLES["cloud-202611-e000"]]
+    page.goto((built / "q" / "edge-202611-e001.html").as_uri())
+    assert page.get_attribute("#got-it", "aria-pressed") == "true"
+
+
+def _export(page: Any, built: Path) -> dict[str, Any]:
+    page.goto((built / "index.html").as_uri())
+    page.click("#backup summary")
+    with page.expect_download() as download:
+        page.click("#export")
+    assert download.value.suggested_filename == "qbank-progress.json"
+    return dict(json.loads(Path(download.value.path()).read_text(encoding="utf-8")))
+
+
+def _load(page: Any, name: str, data: Any) -> str:
+    text = data if isinstance(data, str) else json.dumps(data)
+    page.set_input_files("#import", {"name": name, "mimeType": "application/json", "buffer": text.encode()})
+    page.wait_for_function("() => document.getElementById('import-status').textContent !== ''")
+    return str(page.inner_text("#import-status"))
+
+
+def test_progress_file_moves_the_review_queue_to_another_browser(study: Any, built: Path) -> None:
+    mine = study().page
+    _grade(mine, built, "cloud-202611-e000", "#got-it")
+    _grade(mine, built, "cloud-202611-e004", "#review")
+    data = _export(mine, built)
+    assert (data["format"], data["version"]) == ("qbank-progress", 1)
+    assert {i: e["mark"] for i, e in data["progress"].items()} == {
+        "cloud-202611-e000": "got-it",
+        "cloud-202611-e004": "review",
+    }
+    data["progress"]["cloud-209912-gone"] = data["progress"]["cloud-202611-e004"]  # not in this bank
+
+    other = study().page
+    other.clock.set_fixed_time(START + timedelta(hours=1))
+    _grade(other, built, "cloud-202611-e000", "#review")  # newer here than in the file: kept
+    other.goto((built / "q" / "cloud-202611-e004.html").as_uri())  # seen here, not graded: the file's wins
+    other.goto((built / "index.html").as_uri())
+    other.click("#backup summary")
+    assert _load(other, "qbank-progress.json", data) == (
+        "Loaded 3 questions' progress: 2 newer than this browser's, "
+        "1 not in this bank (kept for a bank that has them)."
+    )
+    assert _progress_list(other, built, "due") == [TITLES["cloud-202611-e004"], TITLES["cloud-202611-e000"]]
+    assert _progress_list(other, built, "review") == [
+        TITLES["cloud-202611-e000"],
+        TITLES["cloud-202611-e004"],
+    ]
+    assert "cloud-209912-gone" in other.evaluate("localStorage.getItem('qbank-progress')")
+
+
+def test_a_malformed_progress_file_is_refused_with_a_message(study: Any, built: Path) -> None:
+    watch = study()
+    page = watch.page
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    _grade(page, built, "cloud-202611-e000", "#got-it")
+    page.goto((built / "index.html").as_uri())
+    page.click("#backup summary")
+    before = page.evaluate("localStorage.getItem('qbank-progress')")
+    entry = {"mark": "got-it", "due": None, "interval": 1, "last": 1}
+    bad = {
+        "this is { not JSON": "This file is not JSON.",
+        json.dumps(
+            {"format": "anki", "version": 1, "progress": {}}
+        ): "This file is not a qbank progress file.",
+        json.dumps({"format": "qbank-progress", "version": 2, "progress": {}}): (
+            "This progress file's version is not 1."
+        ),
+        json.dumps(
+            {
+                "format": "qbank-progress",
+                "version": 1,
+                "progress": {"cloud-202611-e000": entry | {"mark": "<img src=x onerror=alert(1)>"}},
+            }
+        ): "Refused: cloud-202611-e000: mark is not seen, got-it or review.",
+        json.dumps(
+            {
+                "format": "qbank-progress",
+                "version": 1,
+                "progress": {"cloud-202611-e000": entry | {"interval": 999}},
+            }
+        ): ("Refused: cloud-202611-e000: interval is not 0 to 180 days."),
+        json.dumps(
+            {
+                "format": "qbank-progress",
+                "version": 1,
+                "progress": {"cloud-202611-e000": entry | {"run": "alert(1)"}},
+            }
+        ): ('Refused: cloud-202611-e000: an unknown field "run".'),
+        '{"format": "qbank-progress", "version": 1, "progress": {"__proto__": {"mark": "seen"}}}': (
+            'Refused: "__proto__" is not a question id.'
+        ),
+    }
+    for text, message in bad.items():
+        page.evaluate("document.getElementById('import-status').textContent = ''")
+        assert _load(page, "qbank-progress.json", text) == message
+    assert page.evaluate("localStorage.getItem('qbank-progress')") == before  # nothing merged
+    assert dialogs == [] and page.locator("main img").count() == 0
+    assert page.evaluate("({}).mark") is None  # no prototype polluted
+
+
+def test_phone_folds_the_filters_away_and_shows_the_first_result(
+    browser: Any, built: Path, tmp_path: Path
+) -> None:
+    context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
+    watch = Watched(context.new_page())
+    page = watch.open(built / "index.html")
+    first = page.locator("#results li").first.bounding_box()
+    assert first["y"] + first["height"] <= PHONE["height"]  # on the first screen, without scrolling
+    assert page.locator("#q").is_visible() and not page.locator("#f-track").is_visible()
+    page.click("#filters summary")
+    assert page.locator("#f-track").is_visible()
+    page.select_option("#f-track", "edge")
+    assert page.inner_text("#filters summary") == "Filters (1 on)"
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    page.screenshot(path=str(tmp_path / "phone-filters.png"), full_page=True)
+    page = watch.open(built / "coverage.html")  # the wide table scrolls in its own box, not the page
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    boxes = page.evaluate(
+        "Array.from(document.querySelectorAll('.scroll'), (s) => s.scrollWidth > s.clientWidth)"
+    )
+    assert True in boxes
+    context.close()
+    assert watch.problems == []
+
+
+def test_wide_screen_shows_the_filters_open(watched: Watched, built: Path) -> None:
+    page = watched.open(built / "index.html")
+    assert page.evaluate("document.getElementById('filters').open") is True
+    assert page.locator("#f-track").is_visible()

@@ -1,28 +1,13 @@
-// A question page: progress marks in localStorage, keyboard shortcuts, and KaTeX for math.
+// A question page: progress and its review schedule (assets/progress.js), keyboard shortcuts,
+// and KaTeX for math.
 (function () {
   "use strict";
-  var KEY = "qbank-progress";
+  var progress = window.QBANK_PROGRESS;
   var LABEL = { seen: "Seen", "got-it": "Got it", review: "Review again" };
   var id = document.querySelector("article[data-id]").dataset.id;
   var buttons = Array.prototype.slice.call(document.querySelectorAll("button[data-mark]"));
   var status = document.getElementById("status");
   var badge = document.getElementById("mark");
-
-  function load() {
-    try {
-      return JSON.parse(localStorage.getItem(KEY) || "{}") || {};
-    } catch (e) {
-      return {};
-    }
-  }
-
-  function save(marks) {
-    try {
-      localStorage.setItem(KEY, JSON.stringify(marks));
-    } catch (e) {
-      status.textContent = "Progress cannot be saved in this browser.";
-    }
-  }
 
   function show(mark) {
     buttons.forEach(function (button) {
@@ -33,20 +18,34 @@
     badge.textContent = LABEL[mark] || "";
   }
 
-  function mark(value) {
-    var marks = load();
-    marks[id] = marks[id] === value ? "seen" : value; // pressing a pressed button takes the mark back
-    save(marks);
-    show(marks[id]);
-    status.textContent = "Marked: " + LABEL[marks[id]].toLowerCase();
+  function when(entry) {
+    if (entry.due === null) return "";
+    var days = Math.ceil((entry.due - progress.now()) / progress.DAY); // due at a midnight: calendar days
+    if (days <= 0) return ", due for review now";
+    return ", next review in " + days + (days === 1 ? " day" : " days");
   }
 
-  var marks = load();
-  if (!marks[id]) {
-    marks[id] = "seen";
-    save(marks);
+  // Each grade is worked out from the entry as this page found it, so pressing a button twice, or
+  // one then the other, grades this visit once: the last press counts.
+  var entries = progress.load();
+  var before = entries[id] || null;
+  if (!before) {
+    entries[id] = progress.grade(null, "seen"); // opening a question marks it seen
+    progress.save(entries);
   }
-  show(marks[id]);
+
+  function mark(value) {
+    var now = progress.load(); // another tab may have changed other questions meanwhile
+    now[id] = progress.grade(before, value);
+    if (!progress.save(now)) {
+      status.textContent = "Progress cannot be saved in this browser.";
+      return;
+    }
+    show(value);
+    status.textContent = "Marked: " + LABEL[value].toLowerCase() + when(now[id]);
+  }
+
+  show(entries[id].mark);
   buttons.forEach(function (button) {
     button.addEventListener("click", function () {
       mark(button.dataset.mark);
