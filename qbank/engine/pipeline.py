@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from qbank import load, memo, similarity
 from qbank.checks import BANK_CHECKS, device
 from qbank.checks.api import BankEntry, Context, MathTally
 from qbank.checks.bank import entry_of
+from qbank.checks.facts import page_facts
 from qbank.engine.cache import Cache, unread
 from qbank.engine.per_file import Result, check_file, keyed, sign
 from qbank.engine.runner import cpus, in_two_processes, run_checks
@@ -52,6 +53,8 @@ class Report:
     summary: Summary
     notes: list[str] = field(default_factory=list)
     records: list[Record] = field(default_factory=list)  # every file read; exports take the validated ones
+    # With --records (exports): each validated question's page facts (checks/facts.py), by its file.
+    facts: dict[Path, dict[str, Any]] = field(default_factory=dict)
 
 
 def audit(settings: Settings, cwd: Path, progress: Progress = iter) -> Report:
@@ -106,7 +109,13 @@ def _audit(settings: Settings, cwd: Path, progress: Progress) -> Report:
         math=math,
         bank_files=len(others),
     )
-    return Report(findings, summary, notes, records)
+    facts = _facts(records, context) if settings.records else {}
+    return Report(findings, summary, notes, records, facts)
+
+
+def _facts(records: list[Record], context: Context) -> dict[Path, dict[str, Any]]:
+    """The page facts of each validated question: what the audit re-executed, for the study site."""
+    return {r.file: page_facts(r, context) for r in records if r.question is not None and not r.tombstone}
 
 
 def _check_files(

@@ -19,7 +19,8 @@ import json
 import os
 import typing
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -69,6 +70,9 @@ class Entry:
 
     question: Question
     data: dict[str, Any]
+    # What the audit re-executed for it (qbank/checks/facts.py: checked, claims, answer); empty for a
+    # question that no audit saw (a hostile test's constructed one).
+    facts: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -100,7 +104,8 @@ def select(report: Report, bank: Path, topic_groups: dict[str, tuple[str, ...]])
             withheld[reason] += 1
             continue
         assert record.question is not None  # _withheld_because withholds files that did not validate
-        entries.append(Entry(record.question, exported(record.question, path)))
+        facts = report.facts.get(record.file, {})
+        entries.append(Entry(record.question, exported(record.question, path), facts))
     entries.sort(key=lambda e: e.id)
     return Release(tuple(entries), topic_groups, dict(sorted(withheld.items())))
 
