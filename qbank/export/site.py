@@ -24,7 +24,7 @@ import os
 import re
 import typing
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
@@ -37,12 +37,12 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from qbank import memo
-from qbank.export import files, markdown
+from qbank.export import files, markdown, pagefacts
 from qbank.export.release import Release, document
 from qbank.model import vocabulary
 from qbank.model.question import Question
 
-ASSETS = ("site.css", "search.js", "question.js")
+ASSETS = ("site.css", "search.js", "question.js", "facts.css", "answer.js")
 INDEX, COVERAGE, INDEX_SCRIPT = "index.html", "coverage.html", "assets/index.js"
 PARALLEL_FROM = 2000  # questions: below this, starting worker processes costs more than it saves
 _ID = re.compile(vocabulary.ID_PATTERN)
@@ -90,6 +90,7 @@ def _write_all(release: Release, out: Path, name: str) -> list[str]:
     written = [*_copy_assets(out), *_write_pages(release, out, site)]
     env = _environment()
     written.append(_write(out, INDEX_SCRIPT, _index_script(release)))
+    written.append(_write(out, pagefacts.UNITS_SCRIPT, pagefacts.units_script()))
     written.append(_write(out, INDEX, env.get_template(INDEX).render(_index(release, site))))
     written.append(_write(out, COVERAGE, env.get_template(COVERAGE).render(_coverage(release, site))))
     return written
@@ -112,7 +113,7 @@ def _page_names(release: Release) -> list[str]:
 @memo.cached("export.site.static_names")
 def static_names() -> tuple[str, ...]:
     """The files every build writes, whatever the release: the assets, the index and coverage pages."""
-    return (*(name for name, _ in _assets()), INDEX_SCRIPT, INDEX, COVERAGE)
+    return (*(name for name, _ in _assets()), INDEX_SCRIPT, pagefacts.UNITS_SCRIPT, INDEX, COVERAGE)
 
 
 def in_layout(name: str) -> bool:
@@ -179,7 +180,8 @@ def _write_pages(release: Release, out: Path, site: dict[str, Any]) -> list[str]
     ids = [e.id for e in release.entries]  # each a valid id: build checked them (_page_names)
     files.real_folder(out / "q", out)
     jobs = [
-        (e.question, _neighbour(ids, i, -1), _neighbour(ids, i, 1)) for i, e in enumerate(release.entries)
+        (e.question, _neighbour(ids, i, -1), _neighbour(ids, i, 1), dict(e.facts))
+        for i, e in enumerate(release.entries)
     ]
     workers = min(os.cpu_count() or 1, 8) if len(jobs) >= PARALLEL_FROM else 1
     if workers == 1:
@@ -196,13 +198,14 @@ def _neighbour(ids: list[str], index: int, step: int) -> str | None:
 
 
 def _render_chunk(
-    out: Path, site: dict[str, Any], jobs: list[tuple[Question, str | None, str | None]]
+    out: Path, site: dict[str, Any], jobs: list[tuple[Question, str | None, str | None, dict[str, Any]]]
 ) -> list[str]:
     template = _environment().get_template("question.html")
     render = markdown.renderer()
+    marked = markdown.marking_renderer()
     names = []
-    for question, prev, next_ in jobs:
-        html = _prose(question, render)
+    for question, prev, next_, facts in jobs:
+        html = _prose(question, render, lambda text, field: marked(text, _marks(facts, field)))
         page = template.render(
             site=site,
             root="../",
@@ -213,26 +216,37 @@ def _render_chunk(
             has_math='class="math"' in " ".join(str(v) for v in html.values()),
             prev=prev,
             next=next_,
+            facts=pagefacts.view(facts),
         )
         names.append(_write(out, page_name(question.id), page))
     return names
 
 
-def _prose(question: Question, render: markdown.Render) -> dict[str, Any]:
-    """Each prose field as safe HTML (Markup, so the template does not escape it twice)."""
+def _prose(
+    question: Question, render: markdown.Render, checked: Callable[[str, str], str] | None = None
+) -> dict[str, Any]:
+    """Each prose field as safe HTML (Markup, so the template does not escape it twice); the answer
+    and the napkin math through `checked` (text, field), which marks the lines the audit re-executed."""
     details = question.details
 
-    def html(text: str | None) -> Markup | None:
-        return Markup(render(text)) if text else None  # noqa: S704 - markdown-it output, raw HTML off
+    def html(text: str | None, field: str = "") -> Markup | None:
+        if not text:
+            return None
+        shown = checked(text, field) if checked and field else render(text)
+        return Markup(shown)  # noqa: S704 - markdown-it output, raw HTML off
 
     return {
         "scenario": html(question.scenario),
         "question": html(question.question),
         "options": [html(option) for option in details.options] if details.options else None,
-        "solution": html(details.realistic_solution),
+        "solution": html(details.realistic_solution, "realistic_solution"),
         "mistake": html(details.common_mistake),
-        "napkin": html(details.napkin_math),
+        "napkin": html(details.napkin_math, "napkin_math"),
     }
+
+
+def _marks(facts: dict[str, Any], field: str) -> dict[str, markdown.Mark]:
+    return pagefacts.marks(facts.get("checked", {}).get(field, ()))
 
 
 # --- index and coverage -------------------------------------------------------------------------

@@ -54,7 +54,7 @@ GRAMMAR = (
 MAX_INPUT = 80  # characters: an answer, not a paragraph
 ACCEPTS = "a number and a unit, such as 12 GB, 3.2 ms, 1.5e-7, 4 x 10^9 FLOPs, $40/hr, 19%"
 TOLERANCE = (
-    "Graded as the audit checks an `=`: right when the exact answer, rounded or truncated to the "
+    "Graded as the audit checks an equation: right when the exact answer, rounded or truncated to the "
     "digits you typed, is your value, and your value is at most 5% off; units are converted."
 )
 
@@ -110,15 +110,15 @@ class Verdict:
 
 def read(text: str, modes: tuple[Mode, ...] = units.MODES) -> dict[Mode, Reading] | str:
     """The typed value in each mode, or why it cannot be read (a message)."""
-    if len(text) > MAX_INPUT:
-        return f"That is too long to be an answer. Type {ACCEPTS}."
     match = re.fullmatch(GRAMMAR, text)
     if match is None:
         return f"Cannot read that. Type {ACCEPTS}."
+    if len(text) > MAX_INPUT:  # after the grammar, which takes only characters of one UTF-16 unit
+        return f"That is too long to be an answer. Type {ACCEPTS}."
     _, dollar, number, letter, power, unit = match.groups()
     for word in (unit or "").split("/"):
         if word and word != "%" and word not in _KNOWN:
-            return f"Unknown unit {word!r}. Type {ACCEPTS}."
+            return f'Unknown unit "{word}". Type {ACCEPTS}.'
     napkin = number + (letter or "") + (f" * 10^{power}" if power else "") + (" USD" if dollar else "")
     napkin += f" {unit}" if unit else ""
     try:
@@ -149,9 +149,7 @@ def grade(text: str, answer: dict[str, Any]) -> Verdict:
     readings = read(text, tuple(m for m, _, _ in modes))
     if isinstance(readings, str):
         return Verdict("unreadable", readings)
-    iec = _iec(text)
-    comparable = [(m, exact, dims) for m, exact, dims in modes if not (iec and m.binary_kb)]
-    same = [(exact, readings[m]) for m, exact, dims in comparable if readings[m].dims == dims]
+    same = [(exact, readings[m]) for m, exact, dims in modes if readings[m].dims == dims]
     if any(agrees(exact, typed) for exact, typed in same):
         return Verdict("right", f"Right: the worked answer says {answer['text']}.")
     if same:
@@ -160,11 +158,6 @@ def grade(text: str, answer: dict[str, Any]) -> Verdict:
         return Verdict("wrong", f"Not right: too {side}, past the tolerance. Try again, or show the answer.")
     typed_dims, answer_dims = readings[modes[0][0]].dims, modes[0][2]
     return Verdict("wrong-unit", f"That is {kind(typed_dims)}; the answer is {kind(answer_dims)}.")
-
-
-def _iec(text: str) -> bool:
-    """An IEC unit typed (`GiB`): the binary reading of `KB` is then not tried, as in the audit."""
-    return "iB" in text or "ibit" in text
 
 
 def _fraction(text: str) -> Fraction:
