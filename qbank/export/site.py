@@ -19,6 +19,7 @@ at one of those names is replaced only when the manifest proves it is the last b
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -205,7 +206,7 @@ def _render_chunk(
     marked = markdown.marking_renderer()
     names = []
     for question, prev, next_, facts in jobs:
-        html = _prose(question, render, lambda text, field: marked(text, _marks(facts, field)))
+        html = _prose(question, render, functools.partial(_marked, marked, facts))
         page = template.render(
             site=site,
             root="../",
@@ -245,8 +246,9 @@ def _prose(
     }
 
 
-def _marks(facts: dict[str, Any], field: str) -> dict[str, markdown.Mark]:
-    return pagefacts.marks(facts.get("checked", {}).get(field, ()))
+def _marked(marked: markdown.Marked, facts: dict[str, Any], text: str, field: str) -> str:
+    """A field rendered with the lines the audit re-executed in it marked (page facts)."""
+    return marked(text, pagefacts.marks(facts.get("checked", {}).get(field, ())))
 
 
 # --- index and coverage -------------------------------------------------------------------------
