@@ -65,7 +65,9 @@ def test_no_evidence_folder_no_confirmation(tmp_path: Path) -> None:
     assert device["status"] == "unverified" and device["evidence"] == []
 
 
-def test_the_answer_is_the_conclusions_value_from_a_checked_equation(facts: dict[str, dict[str, Any]]) -> None:
+def test_the_answer_is_the_conclusions_value_from_a_checked_equation(
+    facts: dict[str, dict[str, Any]],
+) -> None:
     found = facts[ANSWERED]["answer"]
     assert found["text"] == "40 ms" and found["relation"] == "80 GB / 2 TB/s = 40 ms"
     assert {m["value"] for m in found["modes"]} == {"1/25"}  # 80e9 B / 2e12 B/s, exact
@@ -77,7 +79,9 @@ def test_the_answer_is_the_conclusions_value_from_a_checked_equation(facts: dict
 def test_the_answer_is_the_computed_side_not_the_rounded_statement(tmp_path: Path) -> None:
     root = write_facts_bank(tmp_path)
     path = root / "questions" / "cloud" / "precision" / f"{ANSWERED}.yaml"
-    text = path.read_text(encoding="utf-8").replace("- 80 GB / 2 TB/s = 40 ms", "- 26 GB / 3.35 TB/s = 7.76 ms")
+    text = path.read_text(encoding="utf-8").replace(
+        "- 80 GB / 2 TB/s = 40 ms", "- 26 GB / 3.35 TB/s = 7.76 ms"
+    )
     path.write_text(text.replace("one load takes 40 ms", "one load takes 7.76 ms"), encoding="utf-8")
     report = engine.audit(engine.Settings(records=True), root)
     found = next(f for p, f in report.facts.items() if p.stem == ANSWERED)["answer"]

@@ -393,6 +393,7 @@ ATTRIBUTES = {
     "span": {"class", "id", "hidden", "aria-live", "data-display"},
     "table": {"class", "aria-describedby"},
     "td": {"class"},
+    "ul": {"class"},  # the claims list (page facts)
     "th": {"scope"},
 }
 BARE = {"head", "title", "body", "footer", "h1", "h3", "h4", "h5", "h6", "strong", "em", "kbd", "summary"}
