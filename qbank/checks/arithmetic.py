@@ -21,22 +21,36 @@ if TYPE_CHECKING:  # the model (pydantic) loads only when a file is not in the a
 
 
 def check_math(record: Record, context: Context) -> Iterator[Finding | MathTally]:
+    tally = MathTally()
+    for field, outcome in outcomes(record):
+        yield from _found(record, tally, field, outcome)
+    if _has_details(record):
+        yield tally
+
+
+def _has_details(record: Record) -> bool:
+    return not record.tombstone and isinstance(record.document.data.get("details"), dict)
+
+
+def outcomes(record: Record) -> Iterator[tuple[str, Outcome]]:
+    """Each relation the audit re-executes in a file, with its field (napkin_math: its Calculations
+    section; realistic_solution: all of it), in order; the page facts (checks/facts.py) show these
+    very outcomes, so a page never claims more than the audit checked. A spent work budget ends
+    with one `limit` outcome, at the field of the first line not checked."""
     details = record.document.data.get("details")
     if record.tombstone or not isinstance(details, dict):
         return
-    tally = MathTally()
     budget, first_skipped = Budget(), ""  # the two fields share the file's work budget
     for field in ("napkin_math", "realistic_solution"):
         text = details.get(field)
         if not isinstance(text, str):
             continue
         for outcome in check_text(calculations(text) if field == "napkin_math" else text, budget):
-            yield from _found(record, tally, field, outcome)
+            yield field, outcome
         first_skipped = first_skipped or (field if budget.skipped else "")
     spent = budget.outcome()
-    if spent is not None:  # the lines not checked, as one finding at the first of them
-        yield from _found(record, tally, first_skipped, spent)
-    yield tally
+    if spent is not None:  # the lines not checked, as one outcome at the first of them
+        yield first_skipped, spent
 
 
 def _found(record: Record, tally: MathTally, field: str, outcome: Outcome) -> Iterator[Finding]:

@@ -95,8 +95,7 @@ def _findings(record: Record, context: Context, statuses: set[str]) -> Iterator[
         return
     from qbank.gpu import resolve  # numpy: only for a question with device claims
 
-    root = context.questions_root.parent / "evidence" if context.questions_root else None
-    evidence = resolve.load(root)
+    evidence = resolve.load(evidence_dir(context))
     check = refuted if "refuted" in statuses else unverified
     confirmed = 0
     for index, claim in claims:
@@ -108,3 +107,8 @@ def _findings(record: Record, context: Context, statuses: set[str]) -> Iterator[
             yield rule_of(check).finding(record.document.path, line, column, message, record.question_id)
     if check is refuted:  # counted once per claim, by the rule every audit runs
         yield MathTally(device_claims_confirmed=confirmed)
+
+
+def evidence_dir(context: Context) -> Path | None:
+    """The bank's evidence/ folder, beside its questions/ (None outside a bank: no evidence)."""
+    return context.questions_root.parent / "evidence" if context.questions_root else None

@@ -56,6 +56,23 @@ def check_claims(record: Record, context: Context) -> Iterator[Finding]:
     question = record.question
     if record.tombstone or question is None or not question.verify:
         return
+    skipped = []
+    for index, status, message in verdicts(question):
+        if status == "skipped":
+            skipped.append(index)
+        elif message:
+            yield _finding(record, index, message)
+    if skipped:
+        n = len(skipped)
+        message = f"not checked: this question's claims exceed the work budget; {n:,} claim{'s' * (n > 1)} not checked"
+        yield _finding(record, skipped[0], message)
+
+
+def verdicts(question: Any) -> Iterator[tuple[int, str, str | None]]:
+    """Each format claim of a question (device claims are left to checks/device.py) as the audit
+    decides it: its index, a status (holds, refuted, unchecked: not run, and the message says why;
+    skipped: past the work budget) and the finding's message (None when it holds). The rule above
+    and the page facts (checks/facts.py) both read this, so a page shows the audit's verdict."""
     from qbank.numerics.claims import DEVICE_KINDS  # pydantic: only for a question with claims
 
     if all(claim.kind in DEVICE_KINDS for claim in question.verify):
@@ -64,23 +81,20 @@ def check_claims(record: Record, context: Context) -> Iterator[Finding]:
 
     refused = verify.flushes_subnormals()
     spent = dict.fromkeys(BUDGET, 0)
-    work, skipped = WORK, []
+    work = WORK
     for index, claim in enumerate(question.verify):
         if claim.kind in DEVICE_KINDS:
             continue
         if work <= 0 and not refused:
-            skipped.append(index)
+            yield index, "skipped", None
             continue
         message = _unchecked(claim, refused, spent)
+        status = "unchecked"
         if message is None:
             message, cost = _refuted(claim, verify)
             work -= cost
-        if message:
-            yield _finding(record, index, message)
-    if skipped:
-        n = len(skipped)
-        message = f"not checked: this question's claims exceed the work budget; {n:,} claim{'s' * (n > 1)} not checked"
-        yield _finding(record, skipped[0], message)
+            status = "refuted" if message else "holds"
+        yield index, status, message
 
 
 def _finding(record: Record, index: int, message: str) -> Finding:

@@ -15,6 +15,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from qbank.checks.api import Context
+from qbank.checks.facts import page_facts
 
 if TYPE_CHECKING:  # the model (pydantic) is imported only when some file is not in the cache
     from qbank.model.records import Record
@@ -23,12 +24,12 @@ if TYPE_CHECKING:  # the model (pydantic) is imported only when some file is not
 def release_view(record: Record | None, shown: str, context: Context) -> str:
     question = record.question if record is not None else None
     head: dict[str, Any] = {"status": question.status if question is not None else None}
-    if question is None or question.status != "published":
+    if record is None or question is None or question.status != "published":
         return json.dumps(head)
     from qbank.model.public import public_record  # with the model, already imported
 
     data = public_record(question, shown)
-    head |= {"id": data["id"], "content_hash": data["content_hash"], "facts": {}}
+    head |= {"id": data["id"], "content_hash": data["content_hash"], "facts": page_facts(record, context)}
     return json.dumps(head, ensure_ascii=False) + "\n" + json.dumps(data, ensure_ascii=False)
 
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -102,6 +103,63 @@ def safe_link(url: str) -> bool:
 
 def renderer(math: Callable[[str, bool], str] = for_site) -> Render:
     """A function from question prose to safe HTML."""
+    md = _markdown(math)
+    return lambda text: md.render(sections(text))
+
+
+@dataclass(frozen=True)
+class Mark:
+    """How a block whose source lines the audit re-executed is marked: its class, a symbol shown
+    before it, and a title that says what the audit found."""
+
+    css: str
+    symbol: str
+    title: str
+
+
+Marked = Callable[[str, Mapping[str, Mark]], str]
+
+
+def marking_renderer(math: Callable[[str, bool], str] = for_site) -> Marked:
+    """Like `renderer`, and each paragraph or list item holding a source line of `marks` (keyed by
+    the line, stripped, as the audit reports it: Outcome.line) carries that line's mark. Block
+    tokens know their source lines (`map`); sections() only adds blank lines, so a stripped line
+    reads the same in the text rendered as in the text the audit read. Where a block holds lines
+    with different marks, the first mark in `marks` order wins (the caller puts failures first)."""
+    md = _markdown(math)
+
+    def render(text: str, marks: Mapping[str, Mark]) -> str:
+        source = sections(text)
+        env: dict[str, Any] = {}
+        tokens = md.parse(source, env)
+        if marks:
+            _mark(tokens, source.splitlines(), marks)
+        return str(md.renderer.render(tokens, md.options, env))
+
+    return render
+
+
+def _mark(tokens: list[Any], lines: list[str], marks: Mapping[str, Mark]) -> None:
+    order = {line: i for i, line in enumerate(marks)}
+    items = 0  # open list items: a paragraph inside one is marked through its item
+    for token in tokens:
+        if token.type == "list_item_close":
+            items -= 1
+        if token.type not in ("list_item_open", "paragraph_open") or token.map is None:
+            continue
+        if token.type == "list_item_open":
+            items += 1
+        elif items:
+            continue
+        found = [line.strip() for line in lines[token.map[0] : token.map[1]] if line.strip() in marks]
+        if found:
+            mark = marks[min(found, key=order.__getitem__)]
+            token.attrSet("class", mark.css)
+            token.attrSet("title", mark.title)
+            token.meta = {**(token.meta or {}), "mark": mark.symbol}
+
+
+def _markdown(math: Callable[[str, bool], str]) -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False}).disable("image")
     md.validateLink = safe_link  # type: ignore[method-assign]
     md.inline.ruler.before("escape", "math", _math)
@@ -109,5 +167,12 @@ def renderer(math: Callable[[str, bool], str] = for_site) -> Render:
     def render_math(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
         return math(tokens[idx].content, tokens[idx].meta["display"])
 
+    def render_marked(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+        symbol = (tokens[idx].meta or {}).get("mark")
+        shown = f'<span class="check">{html.escape(symbol)}</span> ' if symbol else ""
+        return str(self.renderToken(tokens, idx, options, env)) + shown
+
     md.add_render_rule("math", render_math)
-    return lambda text: md.render(sections(text))
+    md.add_render_rule("list_item_open", render_marked)
+    md.add_render_rule("paragraph_open", render_marked)
+    return md

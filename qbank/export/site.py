@@ -19,6 +19,7 @@ at one of those names is replaced only when the manifest proves it is the last b
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -38,14 +39,14 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from qbank import __version__, memo
-from qbank.export import files, markdown
+from qbank.export import files, markdown, pagefacts
 from qbank.export.release import Entry, Release, envelope
 from qbank.model import vocabulary
 
 if typing.TYPE_CHECKING:  # the model (pydantic) loads only where a page is rendered
     from qbank.model.question import Question
 
-ASSETS = ("site.css", "progress.js", "search.js", "question.js")
+ASSETS = ("site.css", "progress.js", "search.js", "question.js", "facts.css", "answer.js")
 INDEX, COVERAGE, INDEX_SCRIPT = "index.html", "coverage.html", "assets/index.js"
 PARALLEL_FROM = 2000  # questions: below this, starting worker processes costs more than it saves
 _ID = re.compile(vocabulary.ID_PATTERN)
@@ -100,6 +101,7 @@ def _write_all(
     env = _environment()
     for page, text in (
         (INDEX_SCRIPT, _index_script(release)),
+        (pagefacts.UNITS_SCRIPT, pagefacts.units_script()),
         (INDEX, env.get_template(INDEX).render(_index(release, site))),
         (COVERAGE, env.get_template(COVERAGE).render(_coverage(release, site))),
     ):
@@ -124,7 +126,7 @@ def _page_names(release: Release) -> list[str]:
 @memo.cached("export.site.static_names")
 def static_names() -> tuple[str, ...]:
     """The files every build writes, whatever the release: the assets, the index and coverage pages."""
-    return (*(name for name, _ in _assets()), INDEX_SCRIPT, INDEX, COVERAGE)
+    return (*(name for name, _ in _assets()), INDEX_SCRIPT, pagefacts.UNITS_SCRIPT, INDEX, COVERAGE)
 
 
 def in_layout(name: str) -> bool:
@@ -256,21 +258,22 @@ def _renderer() -> str:
     for package in ("jinja2", "markdown-it-py", "markupsafe"):
         digest.update(f"{package} {metadata.version(package)}".encode())
     source = resources.files("qbank.export")
-    for item in ("site.py", "markdown.py", *(f"templates/{t}" for t in TEMPLATES)):
+    for item in ("site.py", "markdown.py", "pagefacts.py", *(f"templates/{t}" for t in TEMPLATES)):
         digest.update((source / item).read_bytes())
     return digest.hexdigest()
 
 
-TEMPLATES = ("base.html", "question.html")  # a question page's templates
+TEMPLATES = ("base.html", "question.html", "_check.html", "_claims.html")  # a question page's templates
 
 
 def _render_chunk(out: Path, site: dict[str, Any], jobs: list[Job]) -> dict[str, str]:
     template = _environment().get_template("question.html")
     render = markdown.renderer()
+    marked = markdown.marking_renderer()
     pages: dict[str, str] = {}
     for entry, prev, next_, key in jobs:
         question = entry.question
-        html = _prose(question, render)
+        html = _prose(question, render, functools.partial(_marked, marked, entry.facts))
         page = template.render(
             site=site,
             root="../",
@@ -282,26 +285,38 @@ def _render_chunk(out: Path, site: dict[str, Any], jobs: list[Job]) -> dict[str,
             has_math='class="math"' in " ".join(str(v) for v in html.values()),
             prev=prev,
             next=next_,
+            facts=pagefacts.view(entry.facts),
         )
         pages.update([_write(out, page_name(question.id), page)])
     return pages
 
 
-def _prose(question: Question, render: markdown.Render) -> dict[str, Any]:
-    """Each prose field as safe HTML (Markup, so the template does not escape it twice)."""
+def _prose(
+    question: Question, render: markdown.Render, checked: Callable[[str, str], str] | None = None
+) -> dict[str, Any]:
+    """Each prose field as safe HTML (Markup, so the template does not escape it twice); the answer
+    and the napkin math through `checked` (text, field), which marks the lines the audit re-executed."""
     details = question.details
 
-    def html(text: str | None) -> Markup | None:
-        return Markup(render(text)) if text else None  # noqa: S704 - markdown-it output, raw HTML off
+    def html(text: str | None, field: str = "") -> Markup | None:
+        if not text:
+            return None
+        shown = checked(text, field) if checked and field else render(text)
+        return Markup(shown)  # noqa: S704 - markdown-it output, raw HTML off
 
     return {
         "scenario": html(question.scenario),
         "question": html(question.question),
         "options": [html(option) for option in details.options] if details.options else None,
-        "solution": html(details.realistic_solution),
+        "solution": html(details.realistic_solution, "realistic_solution"),
         "mistake": html(details.common_mistake),
-        "napkin": html(details.napkin_math),
+        "napkin": html(details.napkin_math, "napkin_math"),
     }
+
+
+def _marked(marked: markdown.Marked, facts: dict[str, Any], text: str, field: str) -> str:
+    """A field rendered with the lines the audit re-executed in it marked (page facts)."""
+    return marked(text, pagefacts.marks(facts.get("checked", {}).get(field, ())))
 
 
 # --- index and coverage -------------------------------------------------------------------------

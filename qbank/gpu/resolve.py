@@ -137,14 +137,41 @@ def resolve(claim: Any, evidence: Evidence) -> Resolution:
         return Resolution("inconclusive", f"evidence unreadable (see evidence-record): {unknown}")
     mine = [r for r in evidence.records if r["probe_id"] == probe_id]
     in_scope = [r for r in mine if class_number(r["device"].get("device_class", "")) in scope]
-    fresh = [r for r in in_scope if r.get("probe_version") == probe.version]
-    if fresh:
-        return _judge(claim, _latest_by_class(fresh))
+    latest = _behind(in_scope, probe)
+    if latest:
+        return _judge(claim, latest)
     if in_scope:
         return Resolution(
             "stale", f"{probe_id} changed since it ran on {_classes_of(in_scope)}; run qbank gpu probe again"
         )
     return Resolution("unverified", _unverified(claim, scope, probe, mine, evidence.literature))
+
+
+def behind(claim: Any, evidence: Evidence) -> list[dict[str, Any]]:
+    """The records a confirmed, refuted or inconclusive verdict rests on: the latest fresh record of
+    each device class in the claim's scope, by class (none for any other verdict). The page facts
+    (qbank/checks/facts.py) show these, so a page names exactly the evidence `resolve` judged."""
+    from qbank.gpu.probes import REGISTRY
+
+    probe_id = _probe_id(claim)
+    probe = REGISTRY.get(probe_id)
+    if probe is None or evidence.literature_problems:
+        return []
+    if _unreadable(evidence, probe_id, scope_classes(claim.device_scope)):
+        return []
+    scope = scope_classes(claim.device_scope)
+    in_scope = [
+        r
+        for r in evidence.records
+        if r["probe_id"] == probe_id and class_number(r["device"].get("device_class", "")) in scope
+    ]
+    latest = _behind(in_scope, probe)
+    return [latest[cls] for cls in sorted(latest)]
+
+
+def _behind(in_scope: list[dict[str, Any]], probe: Any) -> dict[str, dict[str, Any]]:
+    """The latest record of the probe as it is now (its version), by device class."""
+    return _latest_by_class([r for r in in_scope if r.get("probe_version") == probe.version])
 
 
 def _unreadable(evidence: Evidence, probe_id: str, scope: frozenset[int]) -> str:

@@ -383,18 +383,19 @@ ATTRIBUTES = {
     "header": {"class"},
     "input": {"id", "type", "autocomplete", "spellcheck", "placeholder", "aria-describedby", "accept"},
     "label": {"for"},
-    "li": {"id", "class"},
+    "li": {"id", "class", "title"},  # title: a line the audit re-executed (page facts)
     "main": {"id", "tabindex"},
     "nav": {"class", "aria-label"},
     "ol": {"class", "id", "type", "start"},
     "optgroup": {"label"},
     "option": {"value"},
-    "p": {"class", "id", "aria-live"},
-    "section": {"class", "aria-label"},
+    "p": {"class", "id", "aria-live", "title"},
+    "section": {"class", "aria-label", "id", "data-answer"},  # data-answer: the audit's answer, JSON
     "select": {"id", "data-facet"},
     "span": {"class", "id", "hidden", "aria-live", "data-display"},
     "table": {"class", "aria-describedby"},
     "td": {"class"},
+    "ul": {"class"},  # the claims list (page facts)
     "th": {"scope"},
 }
 BARE = {"head", "title", "body", "footer", "h1", "h3", "h4", "h5", "h6", "strong", "em", "kbd", "summary"}
@@ -408,11 +409,17 @@ SCHEMES = {"", "http", "https", "mailto"}
 IDS = re.compile(
     r"main|search|q|count|results|clear|f-[a-z]+|answer|mistake|napkin|mark|status|got-it|review"
     r"|prev|next|option-[0-3]|track-level|area-track|more|random|review-due|filters|backup|export|import"
-    r"|import-status"
+    r"|import-status|check|typed|check-answer|verdict|tolerance|reveal|claims"
 )
 SCRIPTS = {"assets/index.js", "assets/progress.js", "assets/search.js", "../assets/progress.js"}
 SCRIPTS |= {"../assets/question.js", "../assets/katex/katex.min.js"}
-STYLESHEETS = {"assets/site.css", "../assets/site.css", "../assets/katex/katex.min.css"}
+SCRIPTS |= {"../assets/units.js", "../assets/answer.js"}  # the answer check (page facts)
+STYLESHEETS = {
+    "assets/site.css",
+    "../assets/site.css",
+    "../assets/katex/katex.min.css",
+    "../assets/facts.css",
+}
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; font-src 'self'; "
     "img-src 'self' data:; base-uri 'none'; form-action 'none'"
