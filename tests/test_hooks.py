@@ -9,6 +9,7 @@ the package committed to a temporary git repository.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -132,3 +133,32 @@ def test_the_repos_own_hooks_mirror_the_published_ones() -> None:
 def test_pre_commit_accepts_the_manifest_and_config(command: list[str]) -> None:
     done = subprocess.run([*PRE_COMMIT, *command], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_readmes_pre_commit_config_runs_as_written(hook_repo: Path, consumer: Path) -> None:
+    """README's `.pre-commit-config.yaml` snippet (issue 29, docs that run): pinned to a full commit
+    SHA, naming the hooks this repository publishes, and run by the real pre-commit with only its
+    placeholders filled in (the repository and the commit)."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"```yaml\n(repos:\n.*?)```", text, re.S)
+    assert found is not None, "README has no pre-commit config"
+    config = yaml.safe_load(found.group(1))
+    (repo,) = config["repos"]
+    assert re.fullmatch("[0-9a-f]{40}", repo["rev"])
+    assert [hook["id"] for hook in repo["hooks"]] == [hook["id"] for hook in MANIFEST]
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=hook_repo, capture_output=True, text=True)
+    repo |= {"repo": str(hook_repo), "rev": head.stdout.strip()}
+    (consumer / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    git(consumer, "add", "-A")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(consumer.parent / "pre-commit-home")}
+    env.pop("VIRTUAL_ENV", None)
+    ran = subprocess.run(
+        [*PRE_COMMIT, "run", "--all-files"],
+        cwd=consumer,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert ran.stdout.count("Passed") == len(MANIFEST)

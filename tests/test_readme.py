@@ -6,6 +6,7 @@ is findings, which a bank with drafts and skeletons has."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -73,3 +74,32 @@ def test_each_runnable_block_runs(index: int, place: Path) -> None:
         )
         assert done.returncode in (0, 1), f"{command}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
         assert "Traceback" not in done.stderr, command
+
+
+CLAIMS = re.compile(r"```yaml\n(verify:\n.*?)```", re.S)
+WITH_CLAIMS = REPO / "tests/examples/valid/numeric-claim/cloud/precision/cloud-202611-e000.yaml"
+
+
+@pytest.mark.parametrize("index", range(2))
+def test_each_claim_example_is_read_and_checked_as_written(index: int, tmp_path: Path) -> None:
+    """README's `verify:` examples, put into a valid question of a copy of this bank (its evidence/
+    included) in place of its own claims: the model reads them, and the audit finds them true."""
+    blocks = CLAIMS.findall((REPO / "README.md").read_text(encoding="utf-8"))
+    assert len(blocks) == 2
+    bank = tmp_path / "bank"
+    for folder in ("schema", "evidence"):
+        shutil.copytree(REPO / folder, bank / folder)
+    question = WITH_CLAIMS.read_text(encoding="utf-8")
+    ours = re.search(r"^verify:\n(?:  .*\n)+", question, re.M)
+    assert ours is not None
+    target = bank / "questions" / "cloud" / "precision" / WITH_CLAIMS.name
+    target.parent.mkdir(parents=True)
+    target.write_text(question.replace(ours.group(0), blocks[index]), encoding="utf-8")
+    audited = subprocess.run(
+        [sys.executable, "-m", "qbank", "audit", "--format", "json", "--no-cache"],
+        cwd=bank,
+        capture_output=True,
+        text=True,
+    )
+    findings = json.loads(audited.stdout)["findings"]
+    assert audited.returncode == 0 and findings == [], findings

@@ -76,11 +76,12 @@ def export_site(out: Path) -> None:
 
     DIR must be new, empty, or a site qbank exported; only files qbank can prove it wrote there
     (listed in DIR/.qbank-site with their SHA-256) are replaced or removed."""
+    from qbank.engine import store
     from qbank.export import site
 
     _export(
         lambda bank: _site_preflight(out, bank),
-        lambda r, previous: site.build(r, out, previous=previous),
+        lambda r, previous: site.build(r, out, previous=previous, secret=store.secret()),
         out / "index.html",
     )
 
@@ -91,6 +92,7 @@ def export_site(out: Path) -> None:
 def export_all(out: Path, force: bool) -> None:
     """All four from one audit: DIR/release.json, DIR/release.sqlite, DIR/site/ and DIR/qbank.apkg.
     Each output is checked, as its own command checks it, before the audit starts."""
+    from qbank.engine import store
     from qbank.export import anki, release, site, sqlite
     from qbank.export import files as outputs
 
@@ -111,7 +113,7 @@ def export_all(out: Path, force: bool) -> None:
         out.mkdir(parents=True, exist_ok=True)
         for name, _, _, writer in singles:
             writer(chosen, out / name)
-        site.build(chosen, out / "site", previous=previous)
+        site.build(chosen, out / "site", previous=previous, secret=store.secret())
 
     _export(preflight, write, out)
 

@@ -212,6 +212,19 @@ class Store:
         self._db.close()
 
 
+def secret() -> bytes | None:
+    """The secret beside the caches, for what an export vouches for in its own folder (the site's
+    proofs, qbank/export/files.py); None when qbank's cache folder cannot be used (a link, another
+    user's), and then nothing is vouched for."""
+    top = _user_cache() / "qbank"
+    try:
+        top.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        _private_folder(top)
+        return _secret(top / "secret")
+    except (OSError, Unavailable):
+        return None
+
+
 def folder_of(bank: Path) -> Path:
     """Where the cache of `bank` lives: a folder named by its real path, so the same bank reached by
     a link or a relative path shares one, and a bank moved elsewhere starts a new one."""

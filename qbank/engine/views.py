@@ -2,10 +2,11 @@
 
 A view is text (the audit cache keeps it beside the file's findings, so a warm export reads no file
 and validates nothing). Its first line is JSON: `{"status": ...}`, the question's status, null when
-the file did not validate; for a published question also its `id`, `content_hash` and `facts`, what
-the audit found in it for the study site. A published question's view has a second line: its public
-record (qbank.model.public) as JSON, exactly as the JSON export writes it, so that an export copies
-it rather than decoding and encoding it again. Whether it is released also depends on the error
+the file did not validate; for a published question also its `id` and `content_hash`. A published
+question's view has two more lines: its public record (qbank.model.public) as JSON, exactly as the
+JSON export writes it, so that an export copies it rather than decoding and encoding it again; and
+its page facts (qbank/checks/facts.py: what the audit re-executed in it, for the study site) as JSON
+with sorted keys, which the site's page key reads as text. Whether it is released also depends on the error
 findings of the whole run (a duplicate id), which qbank.export.release decides.
 """
 
@@ -29,11 +30,14 @@ def release_view(record: Record | None, shown: str, context: Context) -> str:
     from qbank.model.public import public_record  # with the model, already imported
 
     data = public_record(question, shown)
-    head |= {"id": data["id"], "content_hash": data["content_hash"], "facts": page_facts(record, context)}
-    return json.dumps(head, ensure_ascii=False) + "\n" + json.dumps(data, ensure_ascii=False)
+    head |= {"id": data["id"], "content_hash": data["content_hash"]}
+    facts = json.dumps(page_facts(record, context), ensure_ascii=False, sort_keys=True)
+    return "\n".join((json.dumps(head, ensure_ascii=False), json.dumps(data, ensure_ascii=False), facts))
 
 
-def read(view: str) -> tuple[dict[str, Any], str]:
-    """A view's first line, decoded, and its public record as JSON text ("" when it has none)."""
-    head, _, record = view.partition("\n")
-    return json.loads(head), record
+def read(view: str) -> tuple[dict[str, Any], str, str]:
+    """A view's first line, decoded, and its public record and its facts as JSON text ("" when it
+    has none): an export decodes them only where it needs their fields."""
+    head, _, rest = view.partition("\n")
+    record, _, facts = rest.partition("\n")
+    return json.loads(head), record, facts

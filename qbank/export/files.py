@@ -22,12 +22,15 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import os
 import re
+import stat
 import tempfile
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from qbank import load
@@ -80,6 +83,7 @@ class Previous:
 
     recorded: dict[str, str]  # relative path -> SHA-256 of what it wrote; names in the layout only
     ignored: tuple[str, ...] = ()  # names outside the layout: never replaced nor removed (reported)
+    proofs: dict[str, tuple[str, str]] = field(default_factory=dict)  # name -> (MAC, mark): PROOFS
 
 
 def previous_files(out: Path, owned: Callable[[str], bool]) -> Previous:
@@ -96,7 +100,7 @@ def previous_files(out: Path, owned: Callable[[str], bool]) -> Previous:
     if manifest.is_file() and not manifest.is_symlink():
         claimed = _read_manifest(manifest)
         ignored = tuple(name for name in claimed if not owned(name))
-        return Previous({n: d for n, d in claimed.items() if owned(n)}, ignored)
+        return Previous({n: d for n, d in claimed.items() if owned(n)}, ignored, _read_proofs(out / PROOFS))
     if any(out.iterdir()):
         raise OutputError(f"{out}: not empty, and not a site qbank exported; give an empty or new folder")
     return Previous({})
@@ -124,19 +128,31 @@ def refuse_roots(out: Path, bank: Path | None, folders: Iterable[str]) -> None:
                 )
 
 
-def refuse_unproven(out: Path, names: Iterable[str], previous: Previous) -> dict[str, bytes]:
+def refuse_unproven(
+    out: Path,
+    names: Iterable[str],
+    previous: Previous,
+    secret: bytes | None = None,
+    mark_of: Callable[[bytes], str] = lambda head: "",
+) -> dict[str, str]:
     """Refuse when a file already at one of `names` (those this export writes) is not proven ours:
     not in the manifest, or holding other bytes than the manifest says (changed since). Each folder
     is checked for links once, not once a file, with bare reads rather than pathlib's resolve()
-    for each file (benchmarks/README.md, site manifest). Returns the first HEAD bytes of each file
-    there, all proven ours (the site reads a page's key there, without opening it again)."""
+    for each file (benchmarks/README.md, site manifest). A file whose status the last export
+    vouched for (PROOFS, with `secret`) is not read. Returns the mark of each file there, all proven
+    ours: the one the last export recorded with its proof, else `mark_of` its first HEAD bytes (the
+    site's page key)."""
     plain: dict[str, bool] = {}  # folder name -> a plain folder below `out`
-    heads: dict[str, bytes] = {}
+    marks: dict[str, str] = {}
     for name in names:
-        found = _digest_of(os.path.join(out, name))
+        path = os.path.join(out, name)
+        found = _proven(path, name, previous, secret)
         if found is None:
-            continue
-        digest, heads[name] = found
+            read = _digest_of(path)
+            if read is None:
+                continue
+            found = read[0], mark_of(read[1])
+        digest, marks[name] = found
         folder = name.rpartition("/")[0]
         if folder not in plain:
             plain[folder] = _plain_below(out / folder, out)
@@ -147,7 +163,68 @@ def refuse_unproven(out: Path, names: Iterable[str], previous: Previous) -> dict
         else:
             continue
         raise OutputError(f"{out / name}: {reason}; not replaced: move it away, or give another --out")
-    return heads
+    return marks
+
+
+# --- proofs: a file's status, vouched for by the last export -------------------------------------
+#
+# Proving 10,000 pages ours by their SHA-256 reads them all: most of a warm site export
+# (benchmarks/export_site.py). So an export also writes PROOFS: for each file it wrote, a MAC
+# (BLAKE2b keyed with the secret beside qbank's caches, never in a repository) over its name, its
+# SHA-256, a mark (the site's page key) and its status: device, inode, size, mtime and ctime, as
+# git's index keeps them (Documentation/technical/racy-git.txt). A file whose status still gives
+# the MAC holds the bytes the manifest says, unless someone changed it and put all five back, which
+# ctime forbids (no program sets it). A proof is written only for a file last changed SETTLED_NS
+# before, so that an edit in the same tick of a coarse clock cannot keep its status. Without the
+# secret nobody can write a proof that holds: a forged PROOFS file proves nothing, and a missing or
+# stale one only means reading the file, as before.
+
+PROOFS = ".qbank-site-proofs"
+SETTLED_NS = 2_000_000_000
+_PROOF = re.compile("([0-9a-f]{64})  ([0-9a-f]{64}|-)  (.+)")
+
+
+def _mac(secret: bytes, name: str, digest: str, mark: str, info: os.stat_result) -> str:
+    fields = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+    text = "\0".join((name, digest, mark, *map(str, fields)))
+    return hashlib.blake2b(text.encode("utf-8", "surrogateescape"), key=secret[:64]).hexdigest()[:64]
+
+
+def _proven(path: str, name: str, previous: Previous, secret: bytes | None) -> tuple[str, str] | None:
+    """(SHA-256, mark) of the file at `path` if its proof holds, without reading it; else None."""
+    proof, digest = previous.proofs.get(name), previous.recorded.get(name)
+    if secret is None or proof is None or digest is None:
+        return None
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    mac, mark = proof
+    if not stat.S_ISREG(info.st_mode) or not hmac.compare_digest(mac, _mac(secret, name, digest, mark, info)):
+        return None
+    return digest, mark
+
+
+def _read_proofs(path: Path) -> dict[str, tuple[str, str]]:
+    try:
+        data, _ = load.read_regular(path, MAX_MANIFEST, getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return {}
+    found = (_PROOF.fullmatch(line) for line in data.decode("utf-8", "surrogateescape").splitlines())
+    return {m[3]: (m[1], "" if m[2] == "-" else m[2]) for m in found if m}
+
+
+def _write_proofs(out: Path, written: dict[str, str], marks: dict[str, str], secret: bytes) -> None:
+    settled = time.time_ns() - SETTLED_NS
+    lines = []
+    for name in sorted(written):
+        with contextlib.suppress(OSError):
+            info = os.lstat(os.path.join(out, name))  # a str: pathlib's `/` took 2/3 of this loop
+            if stat.S_ISREG(info.st_mode) and max(info.st_mtime_ns, info.st_ctime_ns) < settled:
+                mark = marks.get(name, "")
+                mac = _mac(secret, name, written[name], mark, info)
+                lines.append(f"{mac}  {mark or '-'}  {name}\n")
+    write_atomic(out / PROOFS, "".join(lines).encode("utf-8", "surrogateescape"))
 
 
 HEAD = 1024  # bytes of a file refuse_unproven returns
@@ -198,11 +275,19 @@ def _read_manifest(manifest: Path) -> dict[str, str]:
     return recorded
 
 
-def finish(out: Path, written: dict[str, str], previous: Previous) -> None:
-    """Record what this export wrote (name -> SHA-256 of the bytes written), then remove what the
-    previous one wrote and this one did not, where the file still holds the bytes the previous
-    export wrote."""
+def finish(
+    out: Path,
+    written: dict[str, str],
+    previous: Previous,
+    marks: dict[str, str] | None = None,
+    secret: bytes | None = None,
+) -> None:
+    """Record what this export wrote (name -> SHA-256 of the bytes written) and, with `secret`, the
+    proofs of those files (with their `marks`), then remove what the previous one wrote and this
+    one did not, where the file still holds the bytes the previous export wrote."""
     _record(out, written)
+    if secret is not None:
+        _write_proofs(out, written, marks or {}, secret)
     keep = set(written)
     for name, digest in previous.recorded.items():
         stale = _own_file(out, name) if name not in keep else None
@@ -244,7 +329,9 @@ def _safe_name(name: str) -> bool:
     """Relative, with no `..` and no NUL, and not the manifest: by string operations, as
     PurePosixPath would read the name (it took a tenth of a warm site export, once per page)."""
     parts = [part for part in name.split("/") if part not in ("", ".")]
-    return not (name.startswith("/") or ".." in parts or "\0" in name or "/".join(parts) == MANIFEST)
+    return not (
+        name.startswith("/") or ".." in parts or "\0" in name or "/".join(parts) in (MANIFEST, PROOFS)
+    )
 
 
 def _plain_below(path: Path, out: Path) -> bool:

@@ -47,13 +47,18 @@ class Entry:
     id: str
     content_hash: str
     text: str  # the public record, as JSON: the JSON export copies it
-    facts: dict[str, Any] = field(default_factory=dict)
+    facts_text: str = "{}"  # the page facts, as JSON with sorted keys: the site's page key reads it
     model: Question | None = field(default=None, compare=False, repr=False)  # the model, if at hand
 
     @staticmethod
     def of(data: dict[str, Any], facts: dict[str, Any] | None = None, model: Question | None = None) -> Entry:
-        text = json.dumps(data, ensure_ascii=False)
-        return Entry(data["id"], data["content_hash"], text, facts or {}, model)
+        text, facts_text = json.dumps(data, ensure_ascii=False), json.dumps(facts or {}, sort_keys=True)
+        return Entry(data["id"], data["content_hash"], text, facts_text, model)
+
+    @functools.cached_property
+    def facts(self) -> dict[str, Any]:
+        """The page facts, decoded (for the pages a build renders)."""
+        return dict(json.loads(self.facts_text))
 
     @functools.cached_property
     def data(self) -> dict[str, Any]:
@@ -88,12 +93,12 @@ def select(report: Report, topic_groups: dict[str, tuple[str, ...]]) -> Release:
     withheld: Counter[str] = Counter()
     entries = []
     for path, view in report.views:
-        head, record = views.read(view)
+        head, record, facts = views.read(view)
         reason = _withheld_because(head["status"], path in failed)
         if reason:
             withheld[reason] += 1
             continue
-        entries.append(Entry(head["id"], head["content_hash"], record, head["facts"]))
+        entries.append(Entry(head["id"], head["content_hash"], record, facts))
     entries.sort(key=lambda e: e.id)
     return Release(tuple(entries), topic_groups, dict(sorted(withheld.items())))
 

@@ -60,7 +60,11 @@ class Built:
 
 
 def build(
-    release: Release, out: Path, name: str = "qbank study site", previous: files.Previous | None = None
+    release: Release,
+    out: Path,
+    name: str = "qbank study site",
+    previous: files.Previous | None = None,
+    secret: bytes | None = None,
 ) -> Built:
     """Write the site for `release` into `out` (new, empty, or a site qbank wrote before).
 
@@ -69,14 +73,14 @@ def build(
     if previous is None:
         previous = preflight(out)
     planned = [*static_names(), *_page_names(release)]
-    heads = files.refuse_unproven(out, planned, previous)
+    marks = files.refuse_unproven(out, planned, previous, secret, _key_in)
     out.mkdir(parents=True, exist_ok=True)
     try:
-        written, rendered = _write_all(release, out, name, previous, heads)
+        written, keys, rendered = _write_all(release, out, name, previous, marks)
     except BaseException:
         files.record_interrupted(out, planned, previous)
         raise
-    files.finish(out, written, previous)
+    files.finish(out, written, previous, keys, secret)
     return Built(len(release.entries), len(written), rendered)
 
 
@@ -91,12 +95,12 @@ def preflight(out: Path, bank: Path | None = None) -> files.Previous:
 
 
 def _write_all(
-    release: Release, out: Path, name: str, previous: files.Previous, heads: dict[str, bytes]
-) -> tuple[dict[str, str], int]:
-    """Every file of the site, and how many pages were rendered. Returns name -> SHA-256 of each."""
+    release: Release, out: Path, name: str, previous: files.Previous, marks: dict[str, str]
+) -> tuple[dict[str, str], dict[str, str], int]:
+    """Every file of the site: name -> SHA-256 of each, the page keys, how many pages were rendered."""
     site = _site_facts(release, name)
     written = dict(_copy_assets(out))
-    pages, rendered = _write_pages(release, out, site, previous, heads)
+    pages, keys, rendered = _write_pages(release, out, site, previous, marks)
     written |= pages
     env = _environment()
     for page, text in (
@@ -106,7 +110,7 @@ def _write_all(
         (COVERAGE, env.get_template(COVERAGE).render(_coverage(release, site))),
     ):
         written.update([_write(out, page, text)])
-    return written, rendered
+    return written, keys, rendered
 
 
 # --- the layout: the names a build writes, and nothing else is ever replaced or removed -------------
@@ -191,34 +195,34 @@ def _assets() -> Iterator[tuple[str, Traversable]]:
 
 
 def _write_pages(
-    release: Release, out: Path, site: dict[str, Any], previous: files.Previous, heads: dict[str, bytes]
-) -> tuple[dict[str, str], int]:
+    release: Release, out: Path, site: dict[str, Any], previous: files.Previous, marks: dict[str, str]
+) -> tuple[dict[str, str], dict[str, str], int]:
     """One page per question, rendered only where it would differ from the page the last build
-    wrote (its key, below, differs or the page is gone); across processes for many (rendering
-    markdown dominates). `heads`: the first bytes of the pages there, each proven the last build's
-    (files.refuse_unproven). Returns name -> SHA-256 of every page, and how many were rendered."""
+    wrote there: `marks` holds the key of each page there, all proven the last build's
+    (files.refuse_unproven). Across processes for many (rendering markdown dominates). Returns
+    name -> SHA-256 of every page, name -> its key, and how many pages were rendered."""
     ids = [e.id for e in release.entries]  # each a valid id: build checked them (_page_names)
     files.real_folder(out / "q", out)
     pages: dict[str, str] = {}
+    keys: dict[str, str] = {}
     jobs = []
-    keys = _page_keys(site)
+    key_of = _page_keys(site)
     for i, entry in enumerate(release.entries):
         prev, next_ = _neighbour(ids, i, -1), _neighbour(ids, i, 1)
-        job = (entry, prev, next_, keys(entry, prev, next_))
         name = page_name(ids[i])
-        found = _KEY.search(heads.get(name, b""))
-        if found and found.group(1).decode() == job[3]:
-            pages[name] = previous.recorded[name]
+        keys[name] = key_of(entry, prev, next_)
+        if marks.get(name) == keys[name]:
+            pages[name] = previous.recorded[name]  # proven: the last build's bytes
         else:
-            jobs.append(job)
+            jobs.append((entry, prev, next_, keys[name]))
     workers = min(os.cpu_count() or 1, 8) if len(jobs) >= PARALLEL_FROM else 1
     if workers == 1:
-        return pages | _render_chunk(out, site, jobs), len(jobs)
+        return pages | _render_chunk(out, site, jobs), keys, len(jobs)
     chunks = [jobs[i::workers] for i in range(workers)]
     with ProcessPoolExecutor(workers) as pool:
         for done in pool.map(_render_chunk, [out] * workers, [site] * workers, chunks):
             pages |= done
-    return pages, len(jobs)
+    return pages, keys, len(jobs)
 
 
 def _neighbour(ids: list[str], index: int, step: int) -> str | None:
@@ -238,8 +242,7 @@ def _page_keys(site: dict[str, Any]) -> Callable[[Entry, str | None, str | None]
 
     def key(entry: Entry, prev: str | None, next_: str | None) -> str:
         digest = shared.copy()
-        facts = json.dumps(entry.facts, sort_keys=True) if entry.facts else ""
-        digest.update("\0".join((entry.content_hash, facts, prev or "", next_ or "")).encode())
+        digest.update("\0".join((entry.content_hash, entry.facts_text, prev or "", next_ or "")).encode())
         return digest.hexdigest()
 
     return key
@@ -247,6 +250,12 @@ def _page_keys(site: dict[str, Any]) -> Callable[[Entry, str | None, str | None]
 
 PAGE_FACTS = ("name", "policy", "generator")  # of the site facts, those a question page shows
 _KEY = re.compile(rb'<meta name="qbank-page" content="([0-9a-f]{64})">')
+
+
+def _key_in(head: bytes) -> str:
+    """The key a page was built with, from its first bytes ("" for a file that holds none)."""
+    found = _KEY.search(head)
+    return found.group(1).decode() if found else ""
 
 
 @memo.cached("export.site.renderer")

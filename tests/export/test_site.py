@@ -9,6 +9,7 @@ import shutil
 import typing
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
@@ -424,3 +425,62 @@ def test_the_site_orders_each_facet_as_the_model_declares_it() -> None:
 
     for attribute in ("track", "level", "zone", "competency_area", "provenance"):
         assert site._order(attribute) == typing.get_args(Question.model_fields[attribute].annotation)
+
+
+# --- proofs: pages the last build vouched for are not read again (files.PROOFS) -------------------
+
+SECRET = b"s" * 32
+
+
+def _reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The files read to prove them ours from here on."""
+    seen: list[str] = []
+    real = files._digest_of
+
+    def counting(path: str) -> Any:
+        seen.append(Path(path).name)
+        return real(path)
+
+    monkeypatch.setattr(files, "_digest_of", counting)
+    return seen
+
+
+def _settled_build(bank: Path, out: Path, monkeypatch: pytest.MonkeyPatch, secret: bytes = SECRET) -> Any:
+    monkeypatch.setattr(files, "SETTLED_NS", 0)  # every file settled, rather than waiting 2 s
+    chosen = release_of(bank)
+    site.build(chosen, out, secret=secret)
+    return chosen
+
+
+def test_a_page_the_last_build_vouched_for_is_not_read(
+    tmp_path: Path, bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chosen = _settled_build(bank, tmp_path / "site", monkeypatch)
+    seen = _reads(monkeypatch)
+    assert site.build(chosen, tmp_path / "site", secret=SECRET).rendered == 0
+    assert not any(name.endswith(".html") and name not in (site.INDEX, site.COVERAGE) for name in seen)
+    seen.clear()
+    assert site.build(chosen, tmp_path / "site").rendered == 0  # no secret: every page read, kept
+    assert len([n for n in seen if n.startswith(("cloud-", "edge-"))]) == len(chosen.entries)
+
+
+def test_a_page_changed_after_its_proof_is_read_and_refused(
+    tmp_path: Path, bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chosen = _settled_build(bank, tmp_path / "site", monkeypatch)
+    page = tmp_path / "site" / site.page_name(chosen.entries[0].id)
+    before = page.stat()
+    text = page.read_bytes()
+    page.write_bytes(text.replace(b"<h1>", b"<h2>", 1).replace(b"</h1>", b"</h2>", 1))  # the same size
+    os.utime(page, ns=(before.st_atime_ns, before.st_mtime_ns))  # mtime put back; ctime cannot be
+    with pytest.raises(files.OutputError, match="changed since qbank wrote it"):
+        site.build(chosen, tmp_path / "site", secret=SECRET)
+
+
+def test_proofs_made_with_another_secret_prove_nothing(
+    tmp_path: Path, bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chosen = _settled_build(bank, tmp_path / "site", monkeypatch, secret=b"another user's secret")
+    seen = _reads(monkeypatch)
+    assert site.build(chosen, tmp_path / "site", secret=SECRET).rendered == 0
+    assert len([n for n in seen if n.startswith(("cloud-", "edge-"))]) == len(chosen.entries)
