@@ -128,13 +128,19 @@ def refuse_roots(out: Path, bank: Path | None, folders: Iterable[str]) -> None:
                 )
 
 
+@dataclass(frozen=True)
+class Proven:
+    marks: dict[str, str]  # name -> mark of each file there, all proven ours
+    vouched: frozenset[str]  # of those, the files proven by their proofs, without reading them
+
+
 def refuse_unproven(
     out: Path,
     names: Iterable[str],
     previous: Previous,
     secret: bytes | None = None,
     mark_of: Callable[[bytes], str] = lambda head: "",
-) -> dict[str, str]:
+) -> Proven:
     """Refuse when a file already at one of `names` (those this export writes) is not proven ours:
     not in the manifest, or holding other bytes than the manifest says (changed since). Each folder
     is checked for links once, not once a file, with bare reads rather than pathlib's resolve()
@@ -144,10 +150,13 @@ def refuse_unproven(
     site's page key)."""
     plain: dict[str, bool] = {}  # folder name -> a plain folder below `out`
     marks: dict[str, str] = {}
+    vouched = set()
     for name in names:
         path = os.path.join(out, name)
         found = _proven(path, name, previous, secret)
-        if found is None:
+        if found is not None:
+            vouched.add(name)
+        else:
             read = _digest_of(path)
             if read is None:
                 continue
@@ -163,7 +172,7 @@ def refuse_unproven(
         else:
             continue
         raise OutputError(f"{out / name}: {reason}; not replaced: move it away, or give another --out")
-    return marks
+    return Proven(marks, frozenset(vouched))
 
 
 # --- proofs: a file's status, vouched for by the last export -------------------------------------
@@ -214,10 +223,23 @@ def _read_proofs(path: Path) -> dict[str, tuple[str, str]]:
     return {m[3]: (m[1], "" if m[2] == "-" else m[2]) for m in found if m}
 
 
-def _write_proofs(out: Path, written: dict[str, str], marks: dict[str, str], secret: bytes) -> None:
+def _write_proofs(
+    out: Path, written: dict[str, str], previous: Previous, proven: Proven, secret: bytes
+) -> None:
+    """A proof for each settled file written or kept; a kept file whose proof held keeps it (its
+    status is the one the proof was made from)."""
     settled = time.time_ns() - SETTLED_NS
     lines = []
+    marks = proven.marks
     for name in sorted(written):
+        old = previous.proofs.get(name)
+        if (
+            name in proven.vouched
+            and old
+            and (written[name], marks.get(name, "")) == (previous.recorded[name], old[1])
+        ):
+            lines.append(f"{old[0]}  {old[1] or '-'}  {name}\n")
+            continue
         with contextlib.suppress(OSError):
             info = os.lstat(os.path.join(out, name))  # a str: pathlib's `/` took 2/3 of this loop
             if stat.S_ISREG(info.st_mode) and max(info.st_mtime_ns, info.st_ctime_ns) < settled:
@@ -279,15 +301,16 @@ def finish(
     out: Path,
     written: dict[str, str],
     previous: Previous,
-    marks: dict[str, str] | None = None,
+    proven: Proven | None = None,
     secret: bytes | None = None,
 ) -> None:
     """Record what this export wrote (name -> SHA-256 of the bytes written) and, with `secret`, the
-    proofs of those files (with their `marks`), then remove what the previous one wrote and this
-    one did not, where the file still holds the bytes the previous export wrote."""
+    proofs of those files (with their marks: `proven`, the marks of this export's files), then remove
+    what the previous one wrote and this one did not, where the file still holds the bytes the
+    previous export wrote."""
     _record(out, written)
     if secret is not None:
-        _write_proofs(out, written, marks or {}, secret)
+        _write_proofs(out, written, previous, proven or Proven({}, frozenset()), secret)
     keep = set(written)
     for name, digest in previous.recorded.items():
         stale = _own_file(out, name) if name not in keep else None

@@ -47,18 +47,28 @@ class Entry:
     id: str
     content_hash: str
     text: str  # the public record, as JSON: the JSON export copies it
+    summary_text: str  # the record less its long fields, as JSON (qbank.model.public.summary)
     facts_text: str = "{}"  # the page facts, as JSON with sorted keys: the site's page key reads it
     model: Question | None = field(default=None, compare=False, repr=False)  # the model, if at hand
 
     @staticmethod
     def of(data: dict[str, Any], facts: dict[str, Any] | None = None, model: Question | None = None) -> Entry:
-        text, facts_text = json.dumps(data, ensure_ascii=False), json.dumps(facts or {}, sort_keys=True)
-        return Entry(data["id"], data["content_hash"], text, facts_text, model)
+        from qbank.model.public import summary  # (tests and tools that make entries have the model)
+
+        text, brief = json.dumps(data, ensure_ascii=False), json.dumps(summary(data), ensure_ascii=False)
+        return Entry(
+            data["id"], data["content_hash"], text, brief, json.dumps(facts or {}, sort_keys=True), model
+        )
 
     @functools.cached_property
     def facts(self) -> dict[str, Any]:
         """The page facts, decoded (for the pages a build renders)."""
         return dict(json.loads(self.facts_text))
+
+    @functools.cached_property
+    def summary(self) -> dict[str, Any]:
+        """The summary, decoded (for lists of questions)."""
+        return dict(json.loads(self.summary_text))
 
     @functools.cached_property
     def data(self) -> dict[str, Any]:
@@ -93,12 +103,12 @@ def select(report: Report, topic_groups: dict[str, tuple[str, ...]]) -> Release:
     withheld: Counter[str] = Counter()
     entries = []
     for path, view in report.views:
-        head, record, facts = views.read(view)
+        head, record, brief, facts = views.read(view)
         reason = _withheld_because(head["status"], path in failed)
         if reason:
             withheld[reason] += 1
             continue
-        entries.append(Entry(head["id"], head["content_hash"], record, facts))
+        entries.append(Entry(head["id"], head["content_hash"], record, brief, facts))
     entries.sort(key=lambda e: e.id)
     return Release(tuple(entries), topic_groups, dict(sorted(withheld.items())))
 

@@ -73,14 +73,14 @@ def build(
     if previous is None:
         previous = preflight(out)
     planned = [*static_names(), *_page_names(release)]
-    marks = files.refuse_unproven(out, planned, previous, secret, _key_in)
+    proven = files.refuse_unproven(out, planned, previous, secret, _key_in)
     out.mkdir(parents=True, exist_ok=True)
     try:
-        written, keys, rendered = _write_all(release, out, name, previous, marks)
+        written, keys, rendered = _write_all(release, out, name, previous, proven.marks)
     except BaseException:
         files.record_interrupted(out, planned, previous)
         raise
-    files.finish(out, written, previous, keys, secret)
+    files.finish(out, written, previous, files.Proven(keys, proven.vouched), secret)
     return Built(len(release.entries), len(written), rendered)
 
 
@@ -361,7 +361,7 @@ def _index_script(release: Release) -> str:
             " ".join([q["scenario"], q.get("question", ""), q["topic"], *q.get("tags", ())]),
             q["provenance"],
         ]
-        for q in (e.data for e in release.entries)
+        for q in (e.summary for e in release.entries)
     ]
     data = json.dumps({"questions": rows}, ensure_ascii=False, separators=(",", ":"))
     # `<` escaped: the data stays inert even if this file were ever inlined into a <script> element;
@@ -372,7 +372,7 @@ def _index_script(release: Release) -> str:
 
 
 def _index(release: Release, site: dict[str, Any]) -> dict[str, Any]:
-    questions = [e.data for e in release.entries]  # records: no page needs the model here
+    questions = [e.summary for e in release.entries]  # summaries: no list needs the rest
     facets = []
     for key, label, attribute in FACETS:
         counts = Counter(q.get(attribute) for q in questions)
@@ -403,7 +403,7 @@ _ENUMS = {
 
 
 def _coverage(release: Release, site: dict[str, Any]) -> dict[str, Any]:
-    questions = [e.data for e in release.entries]  # records: no page needs the model here
+    questions = [e.summary for e in release.entries]  # summaries: no list needs the rest
     tables = [
         _table(questions, "track-level", "Questions by track and level", "track", "level"),
         _table(questions, "area-track", "Questions by competency area and track", "competency_area", "track"),

@@ -50,6 +50,15 @@ def public_record(question: Question, path: str) -> dict[str, Any]:
     return data | {"content_hash": hashlib.sha256(canonical(data)).hexdigest()}
 
 
+LONG_FIELDS = ("details", "verify", "visual")  # what a listing of questions does not show
+
+
+def summary(record: dict[str, Any]) -> dict[str, Any]:
+    """A released record less its long fields: what a list of questions shows and filters by (the
+    site's index and coverage pages), a third of the record to decode."""
+    return {key: value for key, value in record.items() if key not in LONG_FIELDS}
+
+
 def canonical(data: Any) -> bytes:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 

@@ -17,7 +17,7 @@ def _facts_of(root: Path) -> dict[str, dict[str, Any]]:
     """The page facts of each published question, by id, as an export audit makes them (its views)."""
     found = {}
     for path, view in engine.audit(engine.Settings(views=True), root).views:
-        _, _, facts = views.read(view)
+        _, _, _, facts = views.read(view)
         if facts:
             found[Path(path).stem] = json.loads(facts)
     return found

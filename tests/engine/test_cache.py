@@ -369,7 +369,7 @@ def _views(report: engine.Report) -> dict[str, dict[str, Any]]:
     """Each file's view: its first line, with its public record (if any) under `record`."""
     found = {}
     for path, view in report.views:
-        head, record, _ = views.read(view)
+        head, record, _, _ = views.read(view)
         found[path] = head | ({"record": json.loads(record)} if record else {})
     return found
 

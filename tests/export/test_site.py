@@ -457,8 +457,9 @@ def test_a_page_the_last_build_vouched_for_is_not_read(
 ) -> None:
     chosen = _settled_build(bank, tmp_path / "site", monkeypatch)
     seen = _reads(monkeypatch)
-    assert site.build(chosen, tmp_path / "site", secret=SECRET).rendered == 0
-    assert not any(name.endswith(".html") and name not in (site.INDEX, site.COVERAGE) for name in seen)
+    for _ in range(2):  # the second time by the proofs the first kept, not made again
+        assert site.build(chosen, tmp_path / "site", secret=SECRET).rendered == 0
+        assert not any(name.endswith(".html") and name not in (site.INDEX, site.COVERAGE) for name in seen)
     seen.clear()
     assert site.build(chosen, tmp_path / "site").rendered == 0  # no secret: every page read, kept
     assert len([n for n in seen if n.startswith(("cloud-", "edge-"))]) == len(chosen.entries)
