@@ -134,7 +134,7 @@ def _fill(db: sqlite3.Connection, release: Release) -> None:
         f"INSERT INTO questions VALUES ({', '.join('?' * 20)})",
         [_row(e.data, e.text) for e in release.entries],
     )
-    tags = [(e.id, tag) for e in release.entries for tag in sorted(set(e.question.tags or ()))]
+    tags = [(e.id, tag) for e in release.entries for tag in sorted(set(e.data.get("tags", ())))]
     db.executemany("INSERT INTO tags VALUES (?, ?)", tags)
     db.execute("INSERT INTO questions_fts(questions_fts) VALUES ('rebuild')")
 
