@@ -18,12 +18,12 @@ import os
 import time
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import genanki
 
 from qbank.export import files, markdown
 from qbank.export.release import Release
-from qbank.model.question import Question
 
 MODEL_ID = 1_607_392_319  # fixed forever: Anki keys note types and decks by these ids
 DECK_ID = 2_059_400_110
@@ -60,39 +60,40 @@ def _model() -> genanki.Model:
     )
 
 
-def _note(question: Question, model: genanki.Model, render: markdown.Render) -> genanki.Note:
-    details = question.details
+def _note(data: dict[str, Any], model: genanki.Model, render: markdown.Render) -> genanki.Note:
+    """A question's note, from its released record (the model is not needed to render it)."""
+    details = data["details"]
     options = ""
-    if details.options:
-        items = "".join(f"<li>{render(option)}</li>" for option in details.options)
+    if details.get("options"):
+        items = "".join(f"<li>{render(option)}</li>" for option in details["options"])
         options = f'<ol type="A">{items}</ol>'
-    answer = render(details.realistic_solution)
-    if details.options and details.correct_index is not None:
-        answer = f"<p><b>Correct option: {'ABCD'[details.correct_index]}</b></p>{answer}"
-    meta = " · ".join((question.track, question.level, question.zone, question.topic))
+    answer = render(details["realistic_solution"])
+    if details.get("options") and details.get("correct_index") is not None:
+        answer = f"<p><b>Correct option: {'ABCD'[details['correct_index']]}</b></p>{answer}"
+    meta = " · ".join((data["track"], data["level"], data["zone"], data["topic"]))
     fields = [
-        question.id,
-        markdown.escape(question.title),
+        data["id"],
+        markdown.escape(data["title"]),
         markdown.escape(meta),
-        render(question.scenario),
-        render(question.question or ""),
+        render(data["scenario"]),
+        render(data.get("question") or ""),
         options,
         answer,
-        render(details.common_mistake or ""),
-        render(details.napkin_math or ""),
+        render(details.get("common_mistake") or ""),
+        render(details.get("napkin_math") or ""),
     ]
-    return _Note(model=model, fields=fields, tags=_tags(question))
+    return _Note(model=model, fields=fields, tags=_tags(data))
 
 
-def _tags(question: Question) -> list[str]:
+def _tags(data: dict[str, Any]) -> list[str]:
     tags = [
-        question.track,
-        question.level.replace("+", "plus"),
-        question.zone,
-        question.competency_area,
-        question.topic,
+        data["track"],
+        data["level"].replace("+", "plus"),
+        data["zone"],
+        data["competency_area"],
+        data["topic"],
     ]
-    return tags + sorted({tag.replace(" ", "_") for tag in question.tags or ()} - set(tags))
+    return tags + sorted({tag.replace(" ", "_") for tag in data.get("tags") or ()} - set(tags))
 
 
 def write(release: Release, out: Path, name: str = "qbank") -> None:
@@ -100,7 +101,7 @@ def write(release: Release, out: Path, name: str = "qbank") -> None:
     deck = genanki.Deck(DECK_ID, name)
     render = markdown.renderer(markdown.for_anki)
     for entry in release.entries:
-        deck.add_note(_note(entry.question, model, render))
+        deck.add_note(_note(entry.data, model, render))
     stamp = _timestamp()
     with files.atomic(out) as temporary:
         genanki.Package(deck).write_to_file(str(temporary), timestamp=stamp)

@@ -55,9 +55,9 @@ def test_anki_imports_the_deck_and_updates_it_in_place(
 def test_math_is_left_for_anki_and_l6_plus_is_a_valid_tag(bank: Path) -> None:
     chosen = release_of(bank)
     math = next(e for e in chosen.entries if e.id == "cloud-202611-e003")
-    note = anki._note(math.question, anki._model(), anki.markdown.renderer(anki.markdown.for_anki))
+    note = anki._note(math.data, anki._model(), anki.markdown.renderer(anki.markdown.for_anki))
     assert "\\(2^{-24}\\)" in note.fields[3] and "\\[2^{-24}" in note.fields[6]
-    lifted = math.question.model_copy(update={"level": "L6+"})
+    lifted = math.data | {"level": "L6+"}
     assert "L6plus" in anki._tags(lifted)
 
 
