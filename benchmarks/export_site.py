@@ -57,7 +57,7 @@ def main() -> None:
     root = bank(args.n)
     out = root.parent / f"qbank-bench-export-{args.n}-out"
     shutil.rmtree(out, ignore_errors=True)
-    out.mkdir()
+    out.mkdir(exist_ok=True)  # (rmtree may race a run killed before)
     file = sorted((root / "questions").rglob("*.yaml"))[args.n // 2]
     original, edit = file.read_bytes(), editor(file)
     export = [*QBANK, "export"]
