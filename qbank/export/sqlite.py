@@ -105,6 +105,9 @@ def write(release: Release, out: Path) -> None:
     with files.atomic(out) as temporary:
         connection = sqlite3.connect(temporary)
         try:
+            # a temporary file, renamed into place only when complete (files.atomic): a journal and
+            # waits for the disk would guard nothing
+            connection.executescript("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")
             _fill(connection, release)
             connection.commit()
         finally:
