@@ -140,12 +140,13 @@ class Store:
         return found
 
     def views(self, keys: list[bytes]) -> dict[bytes, str]:
-        """The release views kept for these keys (exports)."""
+        """The release views kept for these keys (exports); a row not shaped as views.release_view
+        makes them is a miss, as a malformed `files` row is (the export decodes the rest)."""
         found: dict[bytes, str] = {}
         wanted = set(keys)
         with contextlib.suppress(sqlite3.Error):  # unreadable: every file is checked again
             found = {k: v for k, v in self._select("key, view", "views", "key", keys) if k in wanted}
-        return {k: v for k, v in found.items() if isinstance(v, str)}
+        return {k: v for k, v in found.items() if isinstance(v, str) and _a_view(v)}
 
     def _select(self, columns: str, table: str, column: str, values: list[bytes]) -> Any:
         """A cursor over the rows of `table` whose `column` is among `values`, and for many values
@@ -302,6 +303,15 @@ def _own_file(path: Path) -> None:
         _own(path, os.fstat(fd), stat.S_ISREG, "a regular file")
     finally:
         os.close(fd)
+
+
+def _a_view(text: str) -> bool:
+    """Shaped as qbank/engine/views.py writes a view: a status line, then for a published question
+    its record, summary and facts, each a JSON object."""
+    lines = text.split("\n")
+    return text.startswith('{"status": ') and (
+        len(lines) == 1 or len(lines) == 4 and all(line[:1] == "{" and line[-1:] == "}" for line in lines)
+    )
 
 
 def _prepared(db: sqlite3.Connection) -> bool:

@@ -242,3 +242,16 @@ def test_folders_nested_past_the_recursion_limit_where_the_key_reads_are_walked(
         while here != str(bank / "evidence"):
             os.rmdir(here)
             here = os.path.dirname(here)
+
+
+@pytest.mark.parametrize("forged", ["not a view", '{"status": "published"}\n{}', "", '{"status": null}\nx'])
+def test_a_release_view_not_shaped_as_qbank_writes_one_is_a_miss(bank: Path, forged: str) -> None:
+    """An export's views (qbank/engine/views.py) come from the cache only when shaped as qbank writes
+    them; any other row is made again, so the release is the one an uncached export gives."""
+    settings = engine.Settings(cache=True, views=True)
+    made = engine.audit(settings, bank).views
+    database = sqlite3.connect(_database(bank))
+    database.execute("UPDATE views SET view = ?", (forged,))
+    database.commit()
+    database.close()
+    assert engine.audit(settings, bank).views == made
