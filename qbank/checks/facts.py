@@ -35,7 +35,7 @@ from qbank.checks import arithmetic, device, numeric_claims
 from qbank.checks.api import Context
 from qbank.napkin import answer as typed
 from qbank.napkin import units
-from qbank.napkin.equations import LINE_WORK, Outcome, _evaluate, _term, _Value, _within
+from qbank.napkin.equations import LINE_WORK, Outcome, Value, evaluate_term, read_term, within_tolerance
 from qbank.napkin.lexer import NapkinError, normalise, tokenize
 from qbank.napkin.meter import metered
 
@@ -188,9 +188,9 @@ def _sides(text: str) -> tuple[str, list[dict[str, Any]], typed.Reading] | None:
     approx = tokens[k].text == "≈" or any(t.kind == "tilde" for t in tokens)
     iec = any(t.kind == "word" and ("iB" in t.text or "ibit" in t.text) for t in tokens)
     modes = tuple(m for m in units.MODES if not (iec and m.binary_kb))
-    left = _evaluate(_term(tokens[:k], normal), modes)
-    right = _evaluate(_term(tokens[k + 1 :], normal), modes)
-    if not isinstance(left, _Value) or not isinstance(right, _Value):
+    left = evaluate_term(read_term(tokens[:k], normal), modes)
+    right = evaluate_term(read_term(tokens[k + 1 :], normal), modes)
+    if not isinstance(left, Value) or not isinstance(right, Value):
         return None
     if left.stated is not None or right.stated is None or left.unknown:
         return None  # a computed side on the left, a stated value on the right, no unknown words
@@ -198,7 +198,9 @@ def _sides(text: str) -> tuple[str, list[dict[str, Any]], typed.Reading] | None:
     for m in modes:
         x, y, quantum = left.by_mode[m], right.by_mode[m], right.stated[m]
         holds = (
-            x.value == y.value if quantum == 0 or y.value == 0 else _within(x.value, y.value, quantum, approx)
+            x.value == y.value
+            if quantum == 0 or y.value == 0
+            else within_tolerance(x.value, y.value, quantum, approx)
         )
         if x.dims == y.dims and holds:
             exact.append(typed.mode_fields(m) | {"value": typed.rational(x.value), "dims": list(x.dims)})

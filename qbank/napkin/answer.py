@@ -8,11 +8,11 @@ of VOCABULARY (qbank/napkin/units.py's units and count words). Anything else is 
 message says what is accepted.
 
 Reading: the input is rewritten in the napkin math's own spelling (`$` as `USD`, `× 10^n` as
-`* 10^n`) and read by the audit's reader (lexer, `equations._term`, `equations._value`): its exact
+`* 10^n`) and read by the audit's reader (lexer, `equations.read_term`, `equations.value_of`): its exact
 value, and one unit in its last typed digit, in each reading mode (units.MODES: `7B` as billions or
 bytes, `KB` as 1000 or 1024 bytes). Grading: right when, in some mode the answer lists, the
 dimensions match and the audit's `=` tolerance accepts the typed value for the exact answer
-(`equations._within(exact, typed, quantum, approx=False)`: the exact value rounded or truncated to
+(`equations.within_tolerance(exact, typed, quantum, approx=False)`: the exact value rounded or truncated to
 the typed digits, and at most 5% off; a typed zero means zero, as `equations.agrees` has it). A `~`
 is accepted and changes nothing. The page's script (qbank/export/assets/answer.js) does the same in
 exact rationals, with the table `units_table()` compiles; tests/export/test_site_facts_browser.py
@@ -27,8 +27,8 @@ from fractions import Fraction
 from typing import Any
 
 from qbank.napkin import units
-from qbank.napkin.equations import LINE_WORK, _term, _value, _within
-from qbank.napkin.evaluate import SUFFIX, _number, unit_of
+from qbank.napkin.equations import LINE_WORK, read_term, value_of, within_tolerance
+from qbank.napkin.evaluate import SUFFIX, number_quantity, unit_of
 from qbank.napkin.lexer import NapkinError, normalise, tokenize
 from qbank.napkin.meter import metered
 from qbank.napkin.units import Dims, Mode
@@ -124,7 +124,7 @@ def read(text: str, modes: tuple[Mode, ...] = units.MODES) -> dict[Mode, Reading
     try:
         with metered(LINE_WORK):
             normal = normalise(napkin)
-            value = _value(_term(tokenize(normal), normal), modes)
+            value = value_of(read_term(tokenize(normal), normal), modes)
     except NapkinError as exc:  # not expected for what the grammar takes: said, not raised
         return f"Cannot read that ({exc}). Type {ACCEPTS}."
     if value.stated is None or value.unknown:
@@ -133,10 +133,10 @@ def read(text: str, modes: tuple[Mode, ...] = units.MODES) -> dict[Mode, Reading
 
 
 def agrees(exact: Fraction, typed: Reading) -> bool:
-    """The audit's `=` tolerance (equations._within); a typed zero means zero (equations.agrees)."""
+    """The audit's `=` tolerance (equations.within_tolerance); a typed zero means zero (equations.agrees)."""
     if typed.quantum == 0 or typed.value == 0:
         return typed.value == exact
-    return _within(exact, typed.value, typed.quantum, approx=False)
+    return within_tolerance(exact, typed.value, typed.quantum, approx=False)
 
 
 def grade(text: str, answer: dict[str, Any]) -> Verdict:
@@ -183,7 +183,8 @@ def units_table() -> dict[str, Any]:
     }
     letters = {
         letter: [
-            [rational(q.value), list(q.dims)] for q in (_number(Fraction(1), letter, m) for m in units.MODES)
+            [rational(q.value), list(q.dims)]
+            for q in (number_quantity(Fraction(1), letter, m) for m in units.MODES)
         ]
         for letter in SUFFIX
     }

@@ -267,10 +267,10 @@ def _stated(text: str) -> tuple[tuple[Fraction, Fraction | None] | NapkinError, 
 
 def _read_stated(text: str) -> tuple[Fraction, Fraction | None]:
     normal = normalise(text)
-    term = _term(tokenize(normal), normal) if text.strip() else None
+    term = read_term(tokenize(normal), normal) if text.strip() else None
     if term is None or not term.tokens:
         raise NapkinError(f"{text!r} is not a number")
-    value = _value(term, units.MODES[:1])
+    value = value_of(term, units.MODES[:1])
     quantity = value.by_mode[units.MODES[0]]
     if quantity.dims != units.NONE or value.unknown:
         raise NapkinError(f"{text!r} is not a plain number")
@@ -284,7 +284,7 @@ def agrees(exact: Fraction, text: str, approx: bool = False) -> bool:
     # gives ln(1) = 0) states no digits to round to.
     if not quantum or value == 0:
         return value == exact
-    return _within(exact, value, quantum, approx)
+    return within_tolerance(exact, value, quantum, approx)
 
 
 def calculations(napkin_math: str) -> str:
@@ -389,7 +389,7 @@ def _lead(term: Term, text: str) -> Term | None:
         if (token.kind == "times" or token.kind == "op" and token.text in "*/+-") and tokens[
             k + 1
         ].kind in _OPERANDS:
-            return _term(tokens[:k], text, term.approx) if _bare(tokens[:k]) else None
+            return read_term(tokens[:k], text, term.approx) if _bare(tokens[:k]) else None
     return None
 
 
@@ -505,7 +505,7 @@ def _backward(segment: list[Token], r: int, floor: int, text: str) -> Term | Non
     after_words = j < floor and floor > 0 and segment[floor - 1].kind == "word"  # `… vs initial 1.0% = …`
     label = _bare(kept) and (j >= floor or after_words or any(_annotation(t) for t in kept))
     reason = _no_value(name) if name else "it is the end of a longer expression" if cut else ""
-    return _term(kept, text, approx, label, reason)
+    return read_term(kept, text, approx, label, reason)
 
 
 def _name_operand(word: Token | None, edge: Token | None, times: bool = True) -> str:
@@ -586,7 +586,7 @@ def _forward(segment: list[Token], start: int, end: int, text: str) -> tuple[Ter
     if not any(t.kind == "num" for t in kept):
         return None, j
     reason = _no_value(name) if name else "it is the start of a longer expression" if cut else ""
-    return _term(kept, text, approx, unreadable=reason), j
+    return read_term(kept, text, approx, unreadable=reason), j
 
 
 def _bare(tokens: Sequence[Token]) -> bool:
@@ -603,7 +603,10 @@ def _bare(tokens: Sequence[Token]) -> bool:
     )
 
 
-def _term(
+# read_term, value_of, evaluate_term, within_tolerance and Value are the audit's own reader and
+# tolerance, public for what must read numbers exactly as it does: the typed-answer grader
+# (napkin/answer.py) and the page facts (checks/facts.py).
+def read_term(
     tokens: list[Token], text: str, approx: bool = False, label: bool = False, unreadable: str = ""
 ) -> Term:
     shown = text[tokens[0].start : tokens[-1].start + len(tokens[-1].text)]
@@ -626,9 +629,9 @@ def _restatement(terms: list[Term], relations: list[str], text: str) -> None:
     inner = inner[1:] if approx else inner
     words_ok = all(t.kind != "word" or is_known(t.text) for t in inner)
     percent_ok = any(t.kind == "percent" for t in inner) <= any(t.kind == "percent" for t in last[:k])
-    terms[-1] = _term(last[:k], text, approx=terms[-1].approx)
+    terms[-1] = read_term(last[:k], text, approx=terms[-1].approx)
     if words_ok and percent_ok and any(t.kind == "num" for t in inner):
-        terms.append(_term(inner, text, approx=approx))
+        terms.append(read_term(inner, text, approx=approx))
         relations.append("(=)")
 
 
@@ -636,7 +639,7 @@ def _restatement(terms: list[Term], relations: list[str], text: str) -> None:
 
 
 @dataclass
-class _Value:
+class Value:
     by_mode: dict[Mode, Quantity]
     stated: dict[Mode, Fraction] | None  # one unit in the last stated digit, for a bare value
     unit: dict[Mode, Quantity] | None  # a bare value's written unit: `inferences/hour`
@@ -668,7 +671,9 @@ class _Value:
 def _check_chain(terms: list[Term], relations: list[str]) -> list[Outcome]:
     modes = _modes(terms)
     values = [
-        _in_decibels(term, modes) if "dB" in term.text and _decibels(term.tokens) else _evaluate(term, modes)
+        _in_decibels(term, modes)
+        if "dB" in term.text and _decibels(term.tokens)
+        else evaluate_term(term, modes)
         for term in terms
     ]
     while len(values) > 2 and isinstance(values[0], Outcome) and _symbolic(terms[0]):
@@ -729,7 +734,7 @@ def _check_chain(terms: list[Term], relations: list[str]) -> list[Outcome]:
 
 
 def _inequality(
-    a: _Value, b: _Value, relation: str, shown: str, modes: tuple[Mode, ...], left: Term, reference: int
+    a: Value, b: Value, relation: str, shown: str, modes: tuple[Mode, ...], left: Term, reference: int
 ) -> Outcome:
     """An inequality's verdict: one that holds with words qbank does not know on either side (`3.2M
     budget while … > 90%`) is prose, not a claim it checked; one that fails is excused as ever."""
@@ -739,7 +744,7 @@ def _inequality(
     return _excuse(outcome, relation, left, a, b, reference)
 
 
-def _holds(a: _Value, b: _Value, relation: str, shown: str, modes: tuple[Mode, ...]) -> Outcome:
+def _holds(a: Value, b: Value, relation: str, shown: str, modes: tuple[Mode, ...]) -> Outcome:
     """`2.5 W < 3 W`, `1024 ≥ 2^-14 / 1e-7`: an inequality holds in some reading whose units agree.
     A stated value may be half a unit of its last digit off either way (`≤ 3.2 W` for 3.24), but
     equal values never satisfy a strict one (`8 × 80 GB < 640 GB` fails)."""
@@ -759,7 +764,7 @@ def _holds(a: _Value, b: _Value, relation: str, shown: str, modes: tuple[Mode, .
     return Outcome("arithmetic", shown, f"{shown}: {_shown(x, b)} is not {said[relation]} {_shown(y, b)}")
 
 
-def _shown(q: Quantity, b: _Value) -> str:
+def _shown(q: Quantity, b: Value) -> str:
     """A value in the unit b writes, where b is a stated value (`640 GB`); else in base units."""
     unit = b.unit[units.MODES[0]] if b.unit and units.MODES[0] in b.unit else None
     if unit is None or not unit.value or unit.dims != q.dims:
@@ -769,8 +774,8 @@ def _shown(q: Quantity, b: _Value) -> str:
 
 def _restates(
     failed: Outcome,
-    before: _Value | Outcome,
-    value: _Value,
+    before: Value | Outcome,
+    value: Value,
     shown: str,
     written: dict[Mode, list[Quantity]],
     modes: tuple[Mode, ...],
@@ -801,7 +806,7 @@ def _reread(
     failed: Outcome,
     left: Term,
     right: Term,
-    sides: tuple[_Value, _Value],
+    sides: tuple[Value, Value],
     approx: bool,
     written: dict[Mode, list[Quantity]],
     modes: tuple[Mode, ...],
@@ -841,7 +846,7 @@ def _between_corners(left: Term, right: Term, ends: list[Rewrite], mode: Mode) -
     gaps: list[Fraction] = []
     half = _ZERO
     for end in ends:
-        a, b = _evaluate(left, (mode,), end), _evaluate(right, (mode,), end)
+        a, b = evaluate_term(left, (mode,), end), evaluate_term(right, (mode,), end)
         if isinstance(a, Outcome) or isinstance(b, Outcome) or a.by_mode[mode].dims != b.by_mode[mode].dims:
             return False
         gaps.append(a.by_mode[mode].value - b.by_mode[mode].value)
@@ -875,7 +880,7 @@ def _readings(tokens: list[Token], operands: list[Token], points: bool) -> Itera
             yield f"{'each of ' if size > 1 else ''}{said} as a change of unit", as_one(frozenset(some))
 
 
-def _gap(a: _Value, b: _Value, mode: Mode) -> Fraction:
+def _gap(a: Value, b: Value, mode: Mode) -> Fraction:
     """How far apart two sides are in one mode, as a factor (see _ratio); far when they are of
     different dimensions."""
     x, y = a.by_mode[mode], b.by_mode[mode]
@@ -903,13 +908,13 @@ def _agrees_as(
     modes: tuple[Mode, ...],
 ) -> tuple[Outcome, Fraction]:
     """The comparison under one reading, and how far apart the sides are in it."""
-    a, b = _evaluate(left, modes, reading), _evaluate(right, modes, reading)
+    a, b = evaluate_term(left, modes, reading), evaluate_term(right, modes, reading)
     if isinstance(a, Outcome) or isinstance(b, Outcome):
         return Outcome("unchecked", shown), Fraction(10**30)
     return _compare(a, b, approx, shown, written, modes), _gap(a, b, modes[0])
 
 
-def _different_things(a: _Value, b: _Value, modes: tuple[Mode, ...]) -> bool:
+def _different_things(a: Value, b: Value, modes: tuple[Mode, ...]) -> bool:
     """Two stated values, each with its unit written, of different dimensions in every reading, or
     counting different things (`5 flaps/hr ≈ 40 lost steps per hour`)."""
     if a.unit is None or b.unit is None or a.stated is None or b.stated is None:
@@ -917,7 +922,7 @@ def _different_things(a: _Value, b: _Value, modes: tuple[Mode, ...]) -> bool:
     return all(a.by_mode[m].dims != b.by_mode[m].dims for m in modes) or _things(a) != _things(b)
 
 
-def _things(value: _Value) -> frozenset[str]:
+def _things(value: Value) -> frozenset[str]:
     """The words of a stated value that are no unit: what it counts (`flaps`, `lost steps`)."""
     return frozenset(t.text.lower() for t in value.tokens if t.kind == "word" and not is_unit(t.text))
 
@@ -927,7 +932,7 @@ def _goes_on(
     left: Term,
     term: Term,
     relation: str,
-    sides: tuple[_Value, _Value],
+    sides: tuple[Value, Value],
     approx: bool,
     written: dict[Mode, list[Quantity]],
     modes: tuple[Mode, ...],
@@ -938,7 +943,7 @@ def _goes_on(
     hold, and the next link is checked the same under both. When neither does, the message is that
     of the reading whose value is nearer the left side's (in base units, in the first mode)."""
     assert term.lead is not None
-    value = _evaluate(term.lead, modes)
+    value = evaluate_term(term.lead, modes)
     if isinstance(value, Outcome):
         return failed
     outcome = _compare(sides[0], value, approx, f"{left.text} {relation} {term.lead.text}", written, modes)
@@ -963,7 +968,7 @@ def _symbolic(term: Term) -> bool:
     return any(t.kind == "word" and not _math_word(t.text) for t in term.tokens) or bool(term.unreadable)
 
 
-def _excuse(outcome: Outcome, relation: str, left: Term, a: _Value, b: _Value, reference: int) -> Outcome:
+def _excuse(outcome: Outcome, relation: str, left: Term, a: Value, b: Value, reference: int) -> Outcome:
     """A failed comparison that may not be an equation after all."""
     if relation in _STEP_RELS:
         return Outcome("skipped", outcome.text)  # `240 GB -> 60 GB` is a change, not an equality
@@ -1098,7 +1103,7 @@ def _decibels(tokens: Sequence[Token]) -> bool:
     return any(t.kind == "word" and units.is_decibel(t.text) for t in tokens)
 
 
-def _in_decibels(term: Term, modes: tuple[Mode, ...]) -> _Value | Outcome:
+def _in_decibels(term: Term, modes: tuple[Mode, ...]) -> Value | Outcome:
     """A term in decibels adds as numbers when it has gains (`dB`) and at most one level (`dBm`,
     `dBμV/m`), since a level plus or minus a gain is a level (`51.5 dBμV/m - 8 dB = 43.5 dBμV/m`):
     it is read with its units as labels (qbank/napkin/readings.py). Two levels do not add so
@@ -1106,10 +1111,10 @@ def _in_decibels(term: Term, modes: tuple[Mode, ...]) -> _Value | Outcome:
     levels = {t.text for t in term.tokens if t.kind == "word" and units.is_decibel(t.text) and t.text != "dB"}
     if sum(t.kind == "word" and t.text in levels for t in term.tokens) > 1:
         return Outcome("unchecked", term.text, f"cannot check {term.text!r}: {_DECIBEL_REASON}")
-    return _evaluate(term, modes, labels)
+    return evaluate_term(term, modes, labels)
 
 
-def _clear_despite_prose(outcome: Outcome, a: _Value, b: _Value) -> bool:
+def _clear_despite_prose(outcome: Outcome, a: Value, b: Value) -> bool:
     """`5M × 200K × 4B = 400TB to sum` (4 TB): a stated number with its unit read, then plain words,
     that misses the computed value by more than PROSE_SHARE (and a unit in its last digit), in every
     reading whose units agree. Words
@@ -1124,7 +1129,7 @@ def _clear_despite_prose(outcome: Outcome, a: _Value, b: _Value) -> bool:
     )
 
 
-def _counted(outcome: Outcome, a: _Value, b: _Value) -> bool:
+def _counted(outcome: Outcome, a: Value, b: Value) -> bool:
     """`33 concurrent * 640 MiB ≈ 21.1 GiB` (20.6): words that only follow a number in the
     expression name what it counts. Read as counts the units agree, and a word the stated side
     does not repeat cannot be a unit it carries, so the mismatch stands."""
@@ -1134,7 +1139,7 @@ def _counted(outcome: Outcome, a: _Value, b: _Value) -> bool:
     return all(w in after_number for w in a.unknown)
 
 
-def _prose_after_unit(b: _Value) -> bool:
+def _prose_after_unit(b: Value) -> bool:
     """The term is a number, a unit read (`$`, `TB`, `tokens`), then only plain words, the first of
     them the first word qbank does not know: `400TB to sum`, `42.9 GB total`."""
     tokens = b.tokens
@@ -1152,11 +1157,11 @@ def _prose_after_unit(b: _Value) -> bool:
     )
 
 
-def _evaluate(term: Term, modes: tuple[Mode, ...], reading: Rewrite | None = None) -> _Value | Outcome:
+def evaluate_term(term: Term, modes: tuple[Mode, ...], reading: Rewrite | None = None) -> Value | Outcome:
     if term.unreadable:
         return Outcome("unchecked", term.text, f"cannot read {term.text!r}: {term.unreadable}")
     try:
-        return _value(term, modes, reading)
+        return value_of(term, modes, reading)
     except WorkLimit:
         raise  # the line's budget is spent: the line stops here (_equations)
     except UnitError as exc:
@@ -1184,7 +1189,7 @@ def _moded(token: Token) -> bool:
     return token.suffix == "B" or token.kind == "word" and mode_dependent(token.text)
 
 
-def _value(term: Term, modes: tuple[Mode, ...], reading: Rewrite | None = None) -> _Value:
+def value_of(term: Term, modes: tuple[Mode, ...], reading: Rewrite | None = None) -> Value:
     """The term's value in each mode; under another reading of its symbols when `reading` rewrites
     its tree (qbank/napkin/readings.py)."""
     parsed = parse(term.tokens)
@@ -1207,7 +1212,7 @@ def _value(term: Term, modes: tuple[Mode, ...], reading: Rewrite | None = None) 
             unit = _in_modes(read(replaced(parsed.node, node, ("num", _ONE, "", -1))), modes, same)
             after = term.text.partition(digit.text)[2].strip()
             unit_text = ("$" if any(t.kind == "dollar" for t in term.tokens) else "") + after
-    return _Value(by_mode, stated, unit, unit_text, parsed.unknown_words, term.tokens)
+    return Value(by_mode, stated, unit, unit_text, parsed.unknown_words, term.tokens)
 
 
 def _as_written(node: Node) -> Node:
@@ -1244,21 +1249,21 @@ def _scaled(tokens: Sequence[Token]) -> bool:
 
 
 def _written_units(
-    terms: list[Term], values: list[_Value | Outcome], modes: tuple[Mode, ...]
+    terms: list[Term], values: list[Value | Outcome], modes: tuple[Mode, ...]
 ) -> dict[Mode, list[Quantity]]:
     """Every unit the chain writes, alone or as a bare value's whole unit (`inferences/hour`)."""
     found: dict[Mode, list[Quantity]] = {m: [] for m in modes}
     for term, value in zip(terms, values, strict=True):
         for m in modes:
-            if isinstance(value, _Value) and value.unit is not None:
+            if isinstance(value, Value) and value.unit is not None:
                 found[m].append(value.unit[m])
             found[m] += [unit_of(t.text, m) for t in term.tokens if t.kind == "word"]
     return found
 
 
 def _compare(
-    a: _Value,
-    b: _Value,
+    a: Value,
+    b: Value,
     approx: bool,
     shown: str,
     written: dict[Mode, list[Quantity]],
@@ -1345,8 +1350,8 @@ def _part_of(poor: units.Dims, rich: units.Dims) -> bool:
 def _agrees(
     exact: Fraction,
     stated: Fraction,
-    a: _Value,
-    b: _Value,
+    a: Value,
+    b: Value,
     mode: Mode,
     scale: tuple[Fraction, Fraction],
     approx: bool,
@@ -1360,10 +1365,14 @@ def _agrees(
     quantum = _over(b.stated[mode], scale[1])
     if quantum == 0:
         return exact == stated
-    return _within(exact, stated, quantum, approx) or not approx and _rounded_up_count(exact, stated, b, mode)
+    return (
+        within_tolerance(exact, stated, quantum, approx)
+        or not approx
+        and _rounded_up_count(exact, stated, b, mode)
+    )
 
 
-def _within(exact: Fraction, stated: Fraction, quantum: Fraction, approx: bool) -> bool:
+def within_tolerance(exact: Fraction, stated: Fraction, quantum: Fraction, approx: bool) -> bool:
     """The tolerance policy for a stated value with one unit `quantum` in its last digit."""
     if approx:
         return abs(exact - stated) <= max(quantum, APPROX_SHARE * abs(exact))
@@ -1383,7 +1392,7 @@ def _near(exact: Fraction, stated: Fraction, quantum: Fraction) -> bool:
     return stated == 0 or abs(exact - stated) <= share * abs(exact)
 
 
-def _rounded_up_count(exact: Fraction, stated: Fraction, b: _Value, mode: Mode) -> bool:
+def _rounded_up_count(exact: Fraction, stated: Fraction, b: Value, mode: Mode) -> bool:
     """`1,000 / 2.39 = 419 GPUs`, `140 GB / 80 GB = 2 GPUs`: a whole number of things, rounded up
     because 418.41 GPUs cannot be bought. Only where the stated value counts things (`GPUs`,
     `B200s`, `nodes`)."""

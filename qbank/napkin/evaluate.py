@@ -364,7 +364,7 @@ def evaluate(node: Node, mode: Mode = units.MODES[0]) -> Quantity:
             return _binary(node[1], left, unit_of(right[1], mode))
         return _binary(node[1], left, evaluate(right, mode))
     if kind == "num":
-        return _number(node[1], node[2], mode)
+        return number_quantity(node[1], node[2], mode)
     if kind == "unit":
         return unit_of(node[1], mode)
     if kind == "neg":
@@ -381,7 +381,7 @@ def evaluate(node: Node, mode: Mode = units.MODES[0]) -> Quantity:
     raise AssertionError(kind)
 
 
-def _number(value: Fraction, suffix: str, mode: Mode) -> Quantity:
+def number_quantity(value: Fraction, suffix: str, mode: Mode) -> Quantity:
     if not suffix:
         return Quantity(value)
     if suffix == "B" and not mode.suffix_b_is_billion:

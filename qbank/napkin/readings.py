@@ -194,7 +194,7 @@ def corners(tokens: Sequence[Token], carried: frozenset[str]) -> list[Rewrite]:
 
 def _at_ends(ends: dict[int, tuple[Fraction, Fraction]]) -> Rewrite:
     """Each number at `start` that still has its written value (not the unit of its last digit,
-    which equations._value puts there to find the stated digits) moved to its end."""
+    which equations.value_of puts there to find the stated digits) moved to its end."""
 
     def leaf(node: Node) -> Node | None:
         if node[0] != "num" or node[3] not in ends or node[1] != ends[node[3]][0]:
