@@ -70,8 +70,8 @@ MAX_CONVERSIONS = (
 _ZERO, _ONE = Fraction(0), Fraction(1)
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 _RELATION = re.compile(
-    r"[=≈~→<>≤≥⇒≃≅]|\\u(?:224[358]|2192|21[dD]2|226[45])"
-)  # and `\u2248` written out (lexer)
+    r"[=≈~→<>≤≥⇒≃≅＝≒]|\\u(?:224[358]|2192|21[dD]2|226[45])"
+)  # and `\u2248` written out (lexer); `＝` and `≒` as the lexer reads them (= and ≈)
 _DIGIT = re.compile(r"\d")
 MAX_LINE = MAX_TEXT
 _APPROX_RELS = {"≈", "≃", "≅", "~"}

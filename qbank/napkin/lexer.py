@@ -40,6 +40,9 @@ _POWER = re.compile(r"(?<=[\d)])\s*\*\*\s*(?=[\d(+-])")
 _THOUSANDS = re.compile(r"(?<=\d)[\u202f ](?=\d{3}(?!\d))")
 _CHARS = str.maketrans(
     {"×": "*", "·": "*", "⋅": "*", "∗": "*", "−": "-", "÷": "/", "`": " ", "\u00a0": " ", "\u2009": " "}
+    # bullet operator, multiplication X, division slash, fullwidth equals, "approximately equal or
+    # the image of" (Japanese writing's ≈): each made `2 ∙ 3 = 7` and its kind silent (issue 31)
+    | {"∙": "*", "✕": "*", "∕": "/", "＝": "=", "≒": "≈"}
 )
 
 

@@ -71,10 +71,21 @@ class Unit:
 BYTE, SECOND, OP, JOULE = dims(B=1), dims(s=1), dims(op=1), dims(J=1)
 PER_SECOND = dims(s=-1)
 # Prefixes and their powers of ten (and of 1024 for IEC), shared with readings.magnitude.
-DECIMAL = {"k": 3, "K": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+DECIMAL = {"k": 3, "K": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18, "Z": 21, "Y": 24}
 SMALL = {"m": -3, "u": -6, "µ": -6, "μ": -6, "n": -9, "p": -12}
-LONG = (("Kilo", 3), ("Mega", 6), ("Giga", 9), ("Tera", 12), ("Peta", 15), ("Exa", 18))
-IEC = "KMGTP"  # Ki, Mi, Gi, Ti, Pi: 2^10, 2^20, …
+LONG = (
+    ("Kilo", 3),
+    ("Mega", 6),
+    ("Giga", 9),
+    ("Tera", 12),
+    ("Peta", 15),
+    ("Exa", 18),
+    ("Zetta", 21),
+    ("Yotta", 24),
+)
+# Ki, Mi, Gi, Ti, Pi, Ei, Zi, Yi: 2^10, 2^20, … (IEC 80000-13). Up to Y, as SI's prefixes above: a
+# prefix missing here left `1 EiB = 1 B` and `1 YB = 1 B` read as labels and passed (issue 31)
+IEC = "KMGTPEZY"
 
 
 def _table() -> dict[str, Unit]:

@@ -1,0 +1,46 @@
+"""Wrong lines that once passed in silence (issue 31), each with a right variant that passes.
+
+Lines written for this module. Covered here: the largest SI and IEC prefixes (`1 EiB = 1 B` and
+`1 YB = 1 B` were read as labels and counted ok) and Unicode operators authors type (`∙`, `✕`, `∕`,
+fullwidth `＝`, `≒`), which made a line silent. The issue's other rows are still open.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from qbank.napkin.equations import check_text
+
+
+def statuses(line: str) -> list[str]:
+    return [o.status for o in check_text(line)]
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right"),
+    [
+        ("- 1 EiB = 1 B", "- 1 EiB = 1,024 PiB"),
+        ("- 1 YB = 1 B", "- 1 YB = 1,000 ZB"),
+        ("- 3 ZB / 3 = 1 EB", "- 3 ZB / 3 = 1,000 EB"),
+        ("- 2 YiB / 2 ZiB = 1,000", "- 2 YiB / 2 ZiB = 1,024"),
+        ("- 1 EiB = 1 EB", "- 1 EiB = 1.153 EB"),  # binary is not decimal, even in a binary reading
+    ],
+)
+def test_the_largest_prefixes_are_units_not_labels(wrong: str, right: str) -> None:
+    assert statuses(wrong) == ["arithmetic"]
+    assert statuses(right) == ["ok"]
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right"),
+    [
+        ("- 2 ∙ 3 = 7", "- 2 ∙ 3 = 6"),  # U+2219 bullet operator
+        ("- 2 ✕ 3 GB = 7 GB", "- 2 ✕ 3 GB = 6 GB"),  # U+2715 multiplication X
+        ("- 6 GB ∕ 2 = 4 GB", "- 6 GB ∕ 2 = 3 GB"),  # U+2215 division slash
+        ("- 2 + 2 ＝ 5", "- 2 + 2 ＝ 4"),  # U+FF1D fullwidth equals
+        ("- 80 GB / 2 TB/s ≒ 4 ms", "- 80 GB / 2 TB/s ≒ 40 ms"),  # U+2252, written for ≈
+    ],
+)
+def test_unicode_operators_are_read(wrong: str, right: str) -> None:
+    assert statuses(wrong) == ["arithmetic"]
+    assert statuses(right) == ["ok"]
