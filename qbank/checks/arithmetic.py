@@ -86,7 +86,9 @@ ARITHMETIC = declare(
       `=`        the exact value rounded or truncated to the stated digits (7.7612 → 7.76 or 7.7),
                  and at most 5% off (`5 / 3 = 2x` fails; a whole number of things may be rounded
                  up: `1,000 / 2.39 = 419 GPUs`);
-      `≈`, `~`   within max(one unit in the last stated digit, 1%) (`= ~105 ms` counts as `≈`);
+      `≈`, `~`   rounded or truncated to the stated digits, or within 1%, or one unit of the
+                 last stated digit off where that digit is not the first (`10 / 3 ≈ 3.4`
+                 passes, `1 * 1 ≈ 2` fails) (`= ~105 ms` counts as `≈`);
       `->`       a step ("becomes"): an equation only when both sides agree, never a finding.
     Each stated value is compared with the last computed expression before it, so rounding never
     compounds along a chain. A line that fails as written is an error only when no other reading

@@ -7,7 +7,7 @@ number right after a stated value restates it (`0.0065536 (6.5 * 10^-3)`).
 
 Tolerance (`qbank explain arithmetic`): each stated value is compared with the exact value of the
 last computed expression before it in the chain. `=` accepts the exact value rounded or truncated
-to the stated digits; `≈`, `~` and `= ~x` accept max(one unit in the last stated digit, 5%).
+to the stated digits; `≈`, `~` and `= ~x` as within_tolerance says.
 `->` is a step ("becomes"): it counts as an equation only when both sides agree.
 
 Work is metered (qbank/napkin/meter.py): a line may do LINE_WORK, and the lines of one file
@@ -1373,9 +1373,19 @@ def _agrees(
 
 
 def within_tolerance(exact: Fraction, stated: Fraction, quantum: Fraction, approx: bool) -> bool:
-    """The tolerance policy for a stated value with one unit `quantum` in its last digit."""
+    """The tolerance policy for a stated value with one unit `quantum` in its last digit. `≈`: the
+    exact value rounded or truncated to the stated digits, or within 1%, or one unit of the last
+    digit off where that digit is not the first (`10 / 3 ≈ 3.4`, `9.4 ≈ 10`). One unit of a single
+    digit is 10% to 100% (`1 * 1 ≈ 2`, `2.4 ≈ 3`), which passed before (issue 31); on questions/ and
+    both StaffML corpora the findings are the same as before."""
     if approx:
-        return abs(exact - stated) <= max(quantum, APPROX_SHARE * abs(exact))
+        off = abs(exact - stated)
+        return (
+            _rounded_or_truncated(exact, stated, quantum)
+            or off <= APPROX_SHARE * abs(exact)
+            or off <= quantum
+            and 10 * quantum <= abs(stated)
+        )
     return _rounded_or_truncated(exact, stated, quantum) and _near(exact, stated, quantum)
 
 

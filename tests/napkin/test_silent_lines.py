@@ -2,7 +2,8 @@
 
 Lines written for this module. Covered here: the largest SI and IEC prefixes (`1 EiB = 1 B` and
 `1 YB = 1 B` were read as labels and counted ok) and Unicode operators authors type (`∙`, `✕`, `∕`,
-fullwidth `＝`, `≒`), which made a line silent. The issue's other rows are still open.
+fullwidth `＝`, `≒`), which made a line silent; and `≈` one unit off a single digit (`1 * 1 ≈ 2`).
+The issue's other rows are still open.
 """
 
 from __future__ import annotations
@@ -42,5 +43,20 @@ def test_the_largest_prefixes_are_units_not_labels(wrong: str, right: str) -> No
     ],
 )
 def test_unicode_operators_are_read(wrong: str, right: str) -> None:
+    assert statuses(wrong) == ["arithmetic"]
+    assert statuses(right) == ["ok"]
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right"),
+    [
+        ("- 1 × 1 ≈ 2", "- 1 × 1 ≈ 1"),  # one unit of a single digit is 100%
+        ("- 2.4 GB × 1 ≈ 3 GB", "- 2.6 GB × 1 ≈ 3 GB"),  # 25% off; rounding is fine
+        ("- 0.24 s × 1 ~ 0.3 s", "- 0.24 s × 1 ~ 0.2 s"),
+        ("- 10 / 3 ≈ 3.5", "- 10 / 3 ≈ 3.4"),  # one unit off a second digit still passes
+        ("- 8.5 × 1 ≈ 10", "- 9.4 × 1 ≈ 10"),
+    ],
+)
+def test_approximately_allows_one_unit_only_past_the_first_digit(wrong: str, right: str) -> None:
     assert statuses(wrong) == ["arithmetic"]
     assert statuses(right) == ["ok"]
