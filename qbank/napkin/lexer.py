@@ -150,11 +150,30 @@ def tokenize(text: str) -> list[Token]:
             tokens.append(_new(Token, (kind, raw, start, None, None, "", spaced)))
         elif raw == "-" and tokens and tokens[-1].kind == "num" and text[pos : pos + 1].isalpha():
             carried = spaced  # `2048-token`: a compound adjective, read as `2048 token`
+        elif raw in "–—" and _dash_minus(tokens, text, pos, spaced):
+            tokens.append(_new(Token, (kind, "-", start, None, None, "", spaced)))
         elif raw in "–—" or _is_range(tokens, text, pos, spaced):
             tokens.append(_new(Token, ("range", raw, start, None, None, "", spaced)))
         else:
             tokens.append(_new(Token, (kind, raw, start, None, None, "", spaced)))
     return tokens
+
+
+def _dash_minus(tokens: list[Token], text: str, pos: int, spaced: bool) -> bool:
+    """An en or em dash with a space on each side between a quantity and a number, `100 GB – 20 GB`,
+    `10 — 3`, is a minus (issue 31: always reading it as a range made such lines silent); `700–800`,
+    a smaller number before a larger one (`700 – 800 GB`) and a dash before words stay as they were."""
+    if not (
+        spaced and text[pos : pos + 1] == " " and tokens and tokens[-1].kind in ("num", "word", "rparen")
+    ):
+        return False
+    after = _TOKEN.match(text, pos)
+    if after is None or after.lastgroup not in ("num", "grouped"):
+        return False  # `30.6 GB — still fits`: a dash in prose
+    if tokens[-1].kind != "num":
+        return True
+    left, right = tokens[-1].value, _literal(after.group(after.lastgroup), after.lastgroup)[0]
+    return left is None or left >= right
 
 
 def _is_range(tokens: list[Token], text: str, pos: int, spaced: bool) -> bool:

@@ -2,7 +2,8 @@
 
 Lines written for this module. Covered here: the largest SI and IEC prefixes (`1 EiB = 1 B` and
 `1 YB = 1 B` were read as labels and counted ok) and Unicode operators authors type (`∙`, `✕`, `∕`,
-fullwidth `＝`, `≒`), which made a line silent; and `≈` one unit off a single digit (`1 * 1 ≈ 2`).
+fullwidth `＝`, `≒`) and spaced en and em dashes between quantities (read as ranges), which made a
+line silent; and `≈` one unit off a single digit (`1 * 1 ≈ 2`).
 The issue's other rows are still open.
 """
 
@@ -60,3 +61,28 @@ def test_unicode_operators_are_read(wrong: str, right: str) -> None:
 def test_approximately_allows_one_unit_only_past_the_first_digit(wrong: str, right: str) -> None:
     assert statuses(wrong) == ["arithmetic"]
     assert statuses(right) == ["ok"]
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right"),
+    [
+        ("- 100 GB – 20 GB = 90 GB", "- 100 GB – 20 GB = 80 GB"),  # en dash, spaced, between quantities
+        ("- 10 — 3 = 8", "- 10 — 3 = 7"),  # em dash, a larger number first
+        ("- (10 + 2) – 3 = 8", "- (10 + 2) – 3 = 9"),
+    ],
+)
+def test_a_spaced_dash_between_quantities_is_a_minus(wrong: str, right: str) -> None:
+    assert statuses(wrong) == ["arithmetic"]
+    assert statuses(right) == ["ok"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "- 14 GB + 64 GB = 78 GB — barely fits in 80 GB",  # a dash in prose, before words
+        "- Latency: 2 – 5 ms per request",  # a smaller number first: a range
+        "- Memory: 700–800 GB in all",
+    ],
+)
+def test_a_dash_in_prose_or_a_range_is_no_minus(line: str) -> None:
+    assert "arithmetic" not in statuses(line) and "unit-mismatch" not in statuses(line)
