@@ -120,7 +120,7 @@ def _check_files(
     plan = cache.lookup(files, where) if cache else unread(files, where)
     known = cache.views(plan) if cache and settings.views else {}
     views: list[str | None] = [known.get(p.key) for p in plan.files] if settings.views else []
-    for planned, view in zip(plan.files, views, strict=False):  # no views: no loop
+    for planned, view in zip(plan.files, views, strict=False):  # (views: one per file, or none)
         if view is None:
             planned.result = None  # checked again: its view is made with its checks
     todo = plan.todo()
@@ -136,7 +136,9 @@ def _check_files(
     if cache:
         signed = sign(results) if len(files) > similarity.PAIRWISE_LIMIT else []
         cache.store(plan, results, sorted({*todo, *signed}), whole_bank, made)
-    return results, [(p.shown, view or "") for p, view in zip(plan.files, views, strict=False)]
+    if not settings.views:
+        return results, []
+    return results, [(p.shown, view or "") for p, view in zip(plan.files, views, strict=True)]
 
 
 def _bank_entries(

@@ -49,6 +49,7 @@ from typing import Any
 
 from qbank import load, memo
 from qbank.checks.api import BankEntry, KeyPair
+from qbank.engine import views
 from qbank.engine.per_file import Result
 from qbank.finding import Finding, Severity
 from qbank.similarity import HASHES
@@ -59,8 +60,8 @@ _KEY_BYTES = 20
 # columns: decoding one JSON document per file took a third of a warm audit's reading of the cache.
 # `search` holds one row, the Memory. `stats` maps a file's path and status (a digest of them) to the
 # key of its bytes, so that a warm audit need not read a file its status says is unchanged. `views`
-# holds the release view an export made of a file (qbank/engine/views.py): JSON, decoded only by
-# the export, whose checks there (a missing key) fail as an internal error, never a wrong release.
+# holds the release view an export made of a file (qbank/engine/views.py): lines of JSON, used only
+# when shaped as views.release_view writes them, and decoded only by the export.
 # IF NOT EXISTS: two audits that find the same new, empty database both make the tables; SQLite keeps
 # each statement without those words in sqlite_master (so _schema compares them as made).
 _TABLES = """
@@ -141,12 +142,12 @@ class Store:
 
     def views(self, keys: list[bytes]) -> dict[bytes, str]:
         """The release views kept for these keys (exports); a row not shaped as views.release_view
-        makes them is a miss, as a malformed `files` row is (the export decodes the rest)."""
+        makes them is a miss, as a malformed `files` row is."""
         found: dict[bytes, str] = {}
         wanted = set(keys)
         with contextlib.suppress(sqlite3.Error):  # unreadable: every file is checked again
             found = {k: v for k, v in self._select("key, view", "views", "key", keys) if k in wanted}
-        return {k: v for k, v in found.items() if isinstance(v, str) and _a_view(v)}
+        return {k: v for k, v in found.items() if isinstance(v, str) and views.well_formed(v)}
 
     def _select(self, columns: str, table: str, column: str, values: list[bytes]) -> Any:
         """A cursor over the rows of `table` whose `column` is among `values`, and for many values
@@ -165,9 +166,10 @@ class Store:
         statuses: Iterable[tuple[bytes, bytes]] = (),
         views: Iterable[tuple[bytes, str]] = (),
     ) -> None:
-        """Store new results, the (status, key) pairs of files read, and new release views. `keep`: the keys of every
-        file of the bank, from a run over all of them; entries no file has any more are dropped once
-        they outnumber the live ones. None: the run saw only some files, and drops nothing."""
+        """Store new results, the (status, key) pairs of files read, and new release views. `keep`:
+        the keys of every file of the bank, from a run over all of them; entries no file has any
+        more are dropped once they outnumber the live ones. None: the run saw only some files, and
+        drops nothing."""
         with contextlib.suppress(sqlite3.Error), self._db:
             rows = [(key, *_encode(result)) for key, result in results]
             marks = ",".join("?" * _COLUMNS)
@@ -303,15 +305,6 @@ def _own_file(path: Path) -> None:
         _own(path, os.fstat(fd), stat.S_ISREG, "a regular file")
     finally:
         os.close(fd)
-
-
-def _a_view(text: str) -> bool:
-    """Shaped as qbank/engine/views.py writes a view: a status line, then for a published question
-    its record, summary and facts, each a JSON object."""
-    lines = text.split("\n")
-    return text.startswith('{"status": ') and (
-        len(lines) == 1 or len(lines) == 4 and all(line[:1] == "{" and line[-1:] == "}" for line in lines)
-    )
 
 
 def _prepared(db: sqlite3.Connection) -> bool:

@@ -5,8 +5,9 @@ and validates nothing). Its first line is JSON: `{"status": ...}`, the question'
 the file did not validate; for a published question also its `id` and `content_hash`. A published
 question's view has three more lines: its public record (qbank.model.public) as JSON, exactly as
 the JSON export writes it, so that an export copies it rather than decoding and encoding it again;
-its summary (the record less its long fields, which the site's index decodes); and its page facts (qbank/checks/facts.py: what the audit re-executed in it, for the study site) as JSON
-with sorted keys, which the site's page key reads as text. Whether it is released also depends on the error
+its summary (the record less its long fields, which the site's index decodes); and its page facts
+(qbank/checks/facts.py: what the audit re-executed in it, for the study site) as JSON with sorted
+keys, which the site's page key reads as text. Whether it is released also depends on the error
 findings of the whole run (a duplicate id), which qbank.export.release decides.
 """
 
@@ -41,3 +42,12 @@ def read(view: str) -> tuple[dict[str, Any], str, str, str]:
     it has none): an export decodes them only where it needs their fields."""
     head, record, brief, facts = (view.split("\n") + ["", "", ""])[:4]
     return json.loads(head), record, brief, facts
+
+
+def well_formed(view: str) -> bool:
+    """Shaped as release_view writes a view: a status line, then for a published question its
+    record, summary and facts, each a JSON object (the cache uses no other row: store.Store.views)."""
+    lines = view.split("\n")
+    return view.startswith('{"status": ') and (
+        len(lines) == 1 or len(lines) == 4 and all(line[:1] == "{" and line[-1:] == "}" for line in lines)
+    )
