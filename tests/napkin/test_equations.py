@@ -7,10 +7,7 @@ from fractions import Fraction
 import pytest
 
 from qbank.napkin.equations import agrees, calculations, check_text
-
-
-def statuses(text: str) -> list[str]:
-    return [o.status for o in check_text(text)]
+from tests.napkin import statuses
 
 
 @pytest.mark.parametrize(

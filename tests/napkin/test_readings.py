@@ -9,10 +9,7 @@ from __future__ import annotations
 import pytest
 
 from qbank.napkin.equations import check_text
-
-
-def statuses(text: str) -> list[str]:
-    return [o.status for o in check_text(text)]
+from tests.napkin import statuses
 
 
 def message(line: str) -> str:

@@ -10,11 +10,7 @@ import pytest
 
 from qbank.napkin.equations import check_text
 from qbank.napkin.lexer import normalise
-
-
-def statuses(line: str) -> list[str]:
-    return [o.status for o in check_text(line)]
-
+from tests.napkin import statuses
 
 # --- 1. function calls on either side of a chain ---------------------------------------------------
 

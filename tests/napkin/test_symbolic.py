@@ -13,16 +13,13 @@ from qbank.napkin import symbolic
 from qbank.napkin.equations import check_text
 from qbank.napkin.evaluate import parse
 from qbank.napkin.lexer import tokenize
+from tests.napkin import statuses
 
 pytestmark = pytest.mark.usefixtures("hang_guard")
 
 
 def outcomes(text: str) -> list[tuple[str, str]]:
     return [(o.status, o.message) for o in check_text(text)]
-
-
-def statuses(text: str) -> list[str]:
-    return [o.status for o in check_text(text)]
 
 
 @pytest.mark.parametrize(

@@ -10,11 +10,7 @@ from __future__ import annotations
 import pytest
 
 from qbank.napkin.equations import check_text
-
-
-def statuses(line: str) -> list[str]:
-    return [o.status for o in check_text(line)]
-
+from tests.napkin import statuses
 
 # --- 1. spelled-out and plural units ------------------------------------------------------------
 
