@@ -51,6 +51,7 @@ BOUNDS: dict[str, Bound] = {
     "engine.store.ours": Bound(1, "text", "the cache's own schema, as SQLite stores it, made once"),
     "export.site.static_names": Bound(1, "text", "the site's fixed file names, from the packaged assets"),
     "export.site.renderer": Bound(1, "text", "a digest of the page templates and renderer, read once"),
+    "export.anki.renderer": Bound(1, "text", "a digest of the note renderer's code, read once"),
     "gpu.resolve.load": Bound(4, "run", "the evidence of a bank, read once per audit, not once per claim"),
 }
 

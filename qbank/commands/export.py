@@ -56,7 +56,9 @@ def export_json(out: Path, force: bool) -> None:
     """One JSON document (schema/release.schema.json), sorted by id, with content hashes."""
     from qbank.export import release
 
-    _file_export(out, force, "JSON", release.is_export, release.write_json)
+    _file_export(
+        out, force, "JSON", release.is_export, lambda chosen, out, _: release.write_json(chosen, out)
+    )
 
 
 @export.command("sqlite")
@@ -66,7 +68,7 @@ def export_sqlite(out: Path, force: bool) -> None:
     """A SQLite file: questions, tags, taxonomy, and an FTS5 index (questions_fts)."""
     from qbank.export import sqlite
 
-    _file_export(out, force, "SQLite", sqlite.is_export, sqlite.write)
+    _file_export(out, force, "SQLite", sqlite.is_export, lambda chosen, out, _: sqlite.write(chosen, out))
 
 
 @export.command("site")
@@ -96,23 +98,24 @@ def export_all(out: Path, force: bool) -> None:
     from qbank.export import anki, release, site, sqlite
     from qbank.export import files as outputs
 
-    singles = (
-        ("release.json", "JSON", release.is_export, release.write_json),
-        ("release.sqlite", "SQLite", sqlite.is_export, sqlite.write),
-        ("qbank.apkg", "Anki", anki.is_export, anki.write),
+    singles: tuple[tuple[str, str, Callable[[Path], bool], Callable[[Release, Path, Path], object]], ...] = (
+        ("release.json", "JSON", release.is_export, lambda chosen, out, _: release.write_json(chosen, out)),
+        ("release.sqlite", "SQLite", sqlite.is_export, lambda chosen, out, _: sqlite.write(chosen, out)),
+        ("qbank.apkg", "Anki", anki.is_export, _write_anki),
     )
 
-    def preflight(bank: Path) -> files.Previous:
+    def preflight(bank: Path) -> tuple[files.Previous, Path]:
         if out.exists() and not out.is_dir() or out.is_symlink():
             raise outputs.OutputError(f"{out} is not a folder")
         for name, kind, is_export, _ in singles:
             outputs.refuse_foreign(out / name, is_export, kind, force)
-        return _site_preflight(out / "site", bank)
+        return _site_preflight(out / "site", bank), bank
 
-    def write(chosen: Release, previous: files.Previous) -> None:
+    def write(chosen: Release, plan: tuple[files.Previous, Path]) -> None:
+        previous, bank = plan
         out.mkdir(parents=True, exist_ok=True)
         for name, _, _, writer in singles:
-            writer(chosen, out / name)
+            writer(chosen, out / name, bank)
         site.build(chosen, out / "site", previous=previous, secret=store.secret())
 
     _export(preflight, write, out)
@@ -137,7 +140,16 @@ def export_anki(out: Path, force: bool) -> None:
     """An Anki deck for spaced repetition; re-importing a newer deck updates the notes."""
     from qbank.export import anki
 
-    _file_export(out, force, "Anki", anki.is_export, anki.write)
+    _file_export(out, force, "Anki", anki.is_export, _write_anki)
+
+
+def _write_anki(chosen: Release, out: Path, bank: Path) -> None:
+    """The deck; notes an earlier export rendered are kept in the bank's cache (qbank.engine.store)."""
+    from qbank.engine import store
+    from qbank.export import anki
+
+    with store.memory(bank) as memory:
+        anki.write(chosen, out, memory=memory)
 
 
 def _file_export(
@@ -145,12 +157,17 @@ def _file_export(
     force: bool,
     kind: str,
     is_export: Callable[[Path], bool],
-    write: Callable[[Release, Path], object],
+    write: Callable[[Release, Path, Path], object],
 ) -> None:
-    """A single-file export: `out` is refused unless new, an earlier export of this kind, or --force."""
+    """A single-file export: `out` is refused unless new, an earlier export of this kind, or --force.
+    `write` is given the release, `out` and the bank's root."""
     from qbank.export import files
 
-    _export(lambda bank: files.refuse_foreign(out, is_export, kind, force), lambda r, _: write(r, out), out)
+    def preflight(bank: Path) -> Path:
+        files.refuse_foreign(out, is_export, kind, force)
+        return bank
+
+    _export(preflight, lambda chosen, bank: write(chosen, out, bank), out)
 
 
 _Plan = typing.TypeVar("_Plan")

@@ -10,6 +10,7 @@ Report and turn it into an exit code.
     per_file.py   check_document: the one per-file pipeline, and a file's Result
     runner.py     worker processes and the garbage collector (the only place either is set)
     select.py     --select / --ignore
+    views.py      what an export needs of each file (its release view), made by the audit
     pipeline.py   audit(): targets, the cache's plan, the checks, the bank checks, the Report
 """
 

@@ -22,6 +22,7 @@ from qbank.engine.per_file import Result
 from qbank.engine.runner import Job
 from qbank.engine.store import Store, Unavailable
 from qbank.engine.targets import Where, display_path, examine
+from qbank.engine.views import View
 from qbank.finding import Finding
 
 
@@ -110,7 +111,7 @@ class Cache:
             planned.result = planned.result or known.get(planned.key)
         return plan
 
-    def views(self, plan: Plan) -> dict[bytes, str]:
+    def views(self, plan: Plan) -> dict[bytes, View]:
         """The release views the cache keeps for the plan's files, by key (exports)."""
         return self._store.views([planned.key for planned in plan.files if planned.key])
 
@@ -120,7 +121,7 @@ class Cache:
         results: list[Result],
         new: list[int],
         whole_bank: bool,
-        views: Sequence[tuple[bytes, str]] = (),
+        views: Sequence[tuple[bytes, View]] = (),
     ) -> None:
         """Keep the results of files `new` (indices into the plan), the statuses read and new release
         views (key, view). Only a run over the whole bank knows which entries no file has any more,

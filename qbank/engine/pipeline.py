@@ -26,6 +26,7 @@ from qbank.engine.targets import (
     link_roots,
     partial,
 )
+from qbank.engine.views import View
 from qbank.finding import Finding, Severity
 from qbank.model.taxonomy import BankTables, load_bank_tables
 
@@ -47,7 +48,7 @@ class Report:
     findings: list[Finding]
     summary: Summary
     notes: list[str] = field(default_factory=list)
-    views: list[tuple[str, str]] = field(default_factory=list)  # (path, release view) of each file: exports
+    views: list[tuple[str, View]] = field(default_factory=list)  # (path, release view) of each file: exports
 
 
 def audit(settings: Settings, cwd: Path, progress: Progress = iter) -> Report:
@@ -113,13 +114,13 @@ def _check_files(
     cache: Cache | None,
     progress: Progress,
     whole_bank: bool,
-) -> tuple[list[Result], list[tuple[str, str]]]:
+) -> tuple[list[Result], list[tuple[str, View]]]:
     """Every file's result, in order: from the cache where its bytes are known, else checked (in
     worker processes for a large run); with `settings.views` (exports), every file's release view
     too, from the cache or made by checking the file again."""
     plan = cache.lookup(files, where) if cache else unread(files, where)
     known = cache.views(plan) if cache and settings.views else {}
-    views: list[str | None] = [known.get(p.key) for p in plan.files] if settings.views else []
+    views: list[View | None] = [known.get(p.key) for p in plan.files] if settings.views else []
     for planned, view in zip(plan.files, views, strict=False):  # (views: one per file, or none)
         if view is None:
             planned.result = None  # checked again: its view is made with its checks
@@ -138,7 +139,7 @@ def _check_files(
         cache.store(plan, results, sorted({*todo, *signed}), whole_bank, made)
     if not settings.views:
         return results, []
-    return results, [(p.shown, view or "") for p, view in zip(plan.files, views, strict=True)]
+    return results, [(p.shown, view or View(None)) for p, view in zip(plan.files, views, strict=True)]
 
 
 def _bank_entries(

@@ -16,7 +16,7 @@ from typing import Any
 from qbank.checks.api import Context
 from qbank.engine.per_file import Result, check_file, sign
 from qbank.engine.settings import Progress
-from qbank.engine.views import release_view
+from qbank.engine.views import View, release_view
 from qbank.finding import Finding
 from qbank.similarity import Confirm
 
@@ -25,7 +25,7 @@ PARALLEL_MIN = 300  # files to check before worker processes pay for their start
 Job = tuple[Path, str, "bytes | Finding | None"]  # a file, as findings show it, and what _read gave
 
 
-Checked = tuple[Result, "str | None"]  # a file's result, and its release view when one was asked for
+Checked = tuple[Result, "View | None"]  # a file's result, and its release view when one was asked for
 
 
 def run_checks(

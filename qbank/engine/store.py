@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import hashlib
 import json
 import os
@@ -51,17 +52,19 @@ from qbank import load, memo
 from qbank.checks.api import BankEntry, KeyPair
 from qbank.engine import views
 from qbank.engine.per_file import Result
+from qbank.engine.views import View
 from qbank.finding import Finding, Severity
 from qbank.similarity import HASHES
 
-FORMAT = 6  # bump when what the database holds changes: a database of another format is started afresh
+FORMAT = 7  # bump when what the database holds changes: a database of another format is started afresh
 _KEY_BYTES = 20
 # A file's row: its findings (JSON), napkin-math counts and BankEntry (path NULL: none), in plain
 # columns: decoding one JSON document per file took a third of a warm audit's reading of the cache.
 # `search` holds one row, the Memory. `stats` maps a file's path and status (a digest of them) to the
 # key of its bytes, so that a warm audit need not read a file its status says is unchanged. `views`
-# holds the release view an export made of a file (qbank/engine/views.py): lines of JSON, used only
-# when shaped as views.release_view writes them, and decoded only by the export.
+# holds the release view an export made of a file (qbank/engine/views.py), a column per field, used
+# only when shaped as views.release_view makes them, and decoded only by the export. `rendered` keeps
+# text an export rendered (Anki's notes), by a key of all it was made from (Store.rendered).
 # IF NOT EXISTS: two audits that find the same new, empty database both make the tables; SQLite keeps
 # each statement without those words in sqlite_master (so _schema compares them as made).
 _TABLES = """
@@ -71,9 +74,12 @@ _TABLES = """
         content BLOB);
     CREATE TABLE IF NOT EXISTS search (id INTEGER PRIMARY KEY CHECK (id = 0), keys BLOB, pairs TEXT);
     CREATE TABLE IF NOT EXISTS stats (status BLOB PRIMARY KEY, key BLOB);
-    CREATE TABLE IF NOT EXISTS views (key BLOB PRIMARY KEY, view TEXT);
+    CREATE TABLE IF NOT EXISTS views (key BLOB PRIMARY KEY, status TEXT, id TEXT, content_hash TEXT,
+        record TEXT, listing TEXT, facts TEXT);
+    CREATE TABLE IF NOT EXISTS rendered (key BLOB PRIMARY KEY, text TEXT);
 """
 _COLUMNS = 16  # of files
+_INSERT_VIEW = f"INSERT OR REPLACE INTO views VALUES (?{', ?' * len(View._fields)})"
 _STATUS = struct.Struct("5Q")  # device, inode, size, mtime and ctime in ns
 _WORD = 2**64 - 1  # each taken modulo 2**64: a time before 1970 or after 2262 (touch -d) still packs
 _LIBRARIES = ("pydantic", "pydantic-core", "PyYAML", "numpy", "ml_dtypes")
@@ -140,14 +146,46 @@ class Store:
                     found[row[0]] = result
         return found
 
-    def views(self, keys: list[bytes]) -> dict[bytes, str]:
+    def views(self, keys: list[bytes]) -> dict[bytes, View]:
         """The release views kept for these keys (exports); a row not shaped as views.release_view
         makes them is a miss, as a malformed `files` row is."""
-        found: dict[bytes, str] = {}
-        wanted = set(keys)
+        found: dict[bytes, View] = {}
         with contextlib.suppress(sqlite3.Error):  # unreadable: every file is checked again
-            found = {k: v for k, v in self._select("key, view", "views", "key", keys) if k in wanted}
-        return {k: v for k, v in found.items() if isinstance(v, str) and views.well_formed(v)}
+            rows = self._rows_of("views", keys)
+            found = {row[0]: View(*row[1:]) for row in rows if views.well_formed(row[1:])}
+        return found
+
+    def rendered(self, names: list[str]) -> dict[str, str]:
+        """Text an export rendered before (Anki's notes), by name: a name holds everything the text
+        was made from (a content hash and a digest of the renderer), so a name found is text that
+        rendering again would give. A row whose text is not text is a miss."""
+        keys = {self.key("rendered", name.encode()): name for name in names}
+        found: dict[str, str] = {}
+        with contextlib.suppress(sqlite3.Error):  # unreadable: everything is rendered again
+            found = {
+                keys[key]: text for key, text in self._rows_of("rendered", list(keys)) if type(text) is str
+            }
+        return found
+
+    def keep_rendered(self, made: dict[str, str], live: list[str]) -> None:
+        """Keep new rendered text by name; `live`: the names of everything the export used, all
+        others dropped once they outnumber those (as put prunes)."""
+        key = functools.partial(self.key, "rendered")
+        with contextlib.suppress(sqlite3.Error), self._db:
+            rows = [(key(name.encode()), text) for name, text in made.items()]
+            self._db.executemany("INSERT OR REPLACE INTO rendered VALUES (?, ?)", rows)
+            self._prune("rendered", "key", {key(name.encode()) for name in live})
+
+    def _rows_of(self, table: str, keys: list[bytes]) -> list[Any]:
+        """The rows of `table` (keyed by `key`) for these keys, looked up through a temporary table of
+        them, not by a scan: a row here is kilobytes, and up to half the rows are stale (see put)."""
+        with self._db:
+            self._db.execute("CREATE TEMP TABLE IF NOT EXISTS wanted (key BLOB PRIMARY KEY)")
+            self._db.execute("DELETE FROM temp.wanted")
+            self._db.executemany("INSERT OR IGNORE INTO temp.wanted VALUES (?)", [(key,) for key in keys])
+            rows = self._db.execute(f"SELECT {table}.* FROM temp.wanted JOIN {table} USING (key)").fetchall()
+            self._db.execute("DELETE FROM temp.wanted")
+        return rows
 
     def _select(self, columns: str, table: str, column: str, values: list[bytes]) -> Any:
         """A cursor over the rows of `table` whose `column` is among `values`, and for many values
@@ -164,9 +202,9 @@ class Store:
         results: Iterable[tuple[bytes, Result]],
         keep: set[bytes] | None,
         statuses: Iterable[tuple[bytes, bytes]] = (),
-        views: Iterable[tuple[bytes, str]] = (),
+        made: Iterable[tuple[bytes, View]] = (),
     ) -> None:
-        """Store new results, the (status, key) pairs of files read, and new release views. `keep`:
+        """Store new results, the (status, key) pairs of files read, and new release views (`made`). `keep`:
         the keys of every file of the bank, from a run over all of them; entries no file has any
         more are dropped once they outnumber the live ones. None: the run saw only some files, and
         drops nothing."""
@@ -175,7 +213,8 @@ class Store:
             marks = ",".join("?" * _COLUMNS)
             self._db.executemany(f"INSERT OR REPLACE INTO files VALUES ({marks})", rows)
             self._db.executemany("INSERT OR REPLACE INTO stats VALUES (?, ?)", statuses)
-            self._db.executemany("INSERT OR REPLACE INTO views VALUES (?, ?)", [v for v in views if v[0]])
+            rows = [(key, *view) for key, view in made if key]
+            self._db.executemany(_INSERT_VIEW, rows)
             if keep is not None:
                 self._prune("files", "key", keep)
                 self._prune("stats", "status", keep)
@@ -213,6 +252,21 @@ class Store:
 
     def close(self) -> None:
         self._db.close()
+
+
+@contextlib.contextmanager
+def memory(bank: Path) -> Iterator[Store | None]:
+    """The bank's cache, for what an export keeps between runs (Store.rendered), or None when the
+    cache cannot be used (then everything is made afresh)."""
+    try:
+        kept = Store(bank)
+    except Unavailable:
+        yield None
+        return
+    try:
+        yield kept
+    finally:
+        kept.close()
 
 
 def secret() -> bytes | None:

@@ -1,20 +1,23 @@
 """What an export needs of each file, made by the audit: its release view.
 
-A view is text (the audit cache keeps it beside the file's findings, so a warm export reads no file
-and validates nothing). Its first line is JSON: `{"status": ...}`, the question's status, null when
-the file did not validate; for a published question also its `id` and `content_hash`. A published
-question's view has three more lines: its public record (qbank.model.public) as JSON, exactly as
-the JSON export writes it, so that an export copies it rather than decoding and encoding it again;
-its summary (the record less its long fields, which the site's index decodes); and its page facts
-(qbank/checks/facts.py: what the audit re-executed in it, for the study site) as JSON with sorted
-keys, which the site's page key reads as text. Whether it is released also depends on the error
-findings of the whole run (a duplicate id), which qbank.export.release decides.
+A view is a row of text columns (the audit cache keeps it beside the file's findings, so a warm
+export reads no file and validates nothing): the question's status (None when the file did not
+validate) and, for a published question, its `id`, `content_hash`, its public record
+(qbank.model.public) as JSON, exactly as the JSON export writes it, so that an export copies it
+rather than decoding and encoding it again; its listing (the row a list of questions shows, which the
+site's index copies as it is); and its page facts (qbank/checks/facts.py: what the audit re-executed
+in it, for the study site) as JSON with sorted keys, which the site's page key reads as text.
+Whether it is released also depends on the error findings of the whole run (a duplicate id), which
+qbank.export.release decides.
+
+Columns, not one text: an export reads the status and id of 10,000 views with no JSON to decode,
+and the cache checks each column's type rather than parsing lines (benchmarks/export_site.py).
 """
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from qbank.checks.api import Context
 from qbank.checks.facts import page_facts
@@ -23,31 +26,44 @@ if TYPE_CHECKING:  # the model (pydantic) is imported only when some file is not
     from qbank.model.records import Record
 
 
-def release_view(record: Record | None, shown: str, context: Context) -> str:
+class View(NamedTuple):
+    status: str | None
+    id: str = ""
+    content_hash: str = ""
+    record: str = ""  # the public record, as JSON
+    listing: str = ""  # qbank.model.public.listing, as compact JSON
+    facts: str = ""  # the page facts, as JSON with sorted keys
+
+
+def release_view(record: Record | None, shown: str, context: Context) -> View:
     question = record.question if record is not None else None
-    head: dict[str, Any] = {"status": question.status if question is not None else None}
-    if record is None or question is None or question.status != "published":
-        return json.dumps(head)
-    from qbank.model.public import public_record, summary  # with the model, already imported
+    if record is None or question is None:
+        return View(None)
+    if question.status != "published":
+        return View(question.status)
+    from qbank.model.public import listing, public_record  # with the model, already imported
 
     data = public_record(question, shown)
-    head |= {"id": data["id"], "content_hash": data["content_hash"]}
-    facts = json.dumps(page_facts(record, context), ensure_ascii=False, sort_keys=True)
-    lines = (head, data, summary(data))
-    return "\n".join([*(json.dumps(line, ensure_ascii=False) for line in lines), facts])
+    return View(
+        question.status,
+        data["id"],
+        data["content_hash"],
+        json.dumps(data, ensure_ascii=False),
+        json.dumps(listing(data), ensure_ascii=False, separators=(",", ":")),
+        json.dumps(page_facts(record, context), ensure_ascii=False, sort_keys=True),
+    )
 
 
-def read(view: str) -> tuple[dict[str, Any], str, str, str]:
-    """A view's first line, decoded, and its public record, summary and facts as JSON text ("" when
-    it has none): an export decodes them only where it needs their fields."""
-    head, record, brief, facts = (view.split("\n") + ["", "", ""])[:4]
-    return json.loads(head), record, brief, facts
-
-
-def well_formed(view: str) -> bool:
-    """Shaped as release_view writes a view: a status line, then for a published question its
-    record, summary and facts, each a JSON object (the cache uses no other row: store.Store.views)."""
-    lines = view.split("\n")
-    return view.startswith('{"status": ') and (
-        len(lines) == 1 or len(lines) == 4 and all(line[:1] == "{" and line[-1:] == "}" for line in lines)
+def well_formed(row: tuple[Any, ...]) -> bool:
+    """Shaped as release_view makes a view: a status, and for a published question an id, a hash,
+    a record, a listing and facts, each JSON text of its kind; nothing else for any other (the cache
+    uses no other row: store.Store.views)."""
+    if len(row) != len(View._fields) or not all(type(column) is str for column in row[1:]):
+        return False
+    status, question_id, content_hash, record, listing, facts = row
+    if status != "published":
+        return (status is None or type(status) is str) and not "".join(row[1:])
+    return bool(question_id and content_hash) and all(
+        text[:1] == first and text[-1:] == last
+        for text, first, last in ((record, "{", "}"), (listing, "[", "]"), (facts, "{", "}"))
     )

@@ -20,18 +20,16 @@ import json
 import os
 import typing
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from qbank import __version__, load
-from qbank.engine import Report, views
+from qbank.engine import Report
 from qbank.export.files import write_atomic
 from qbank.finding import Severity
 from qbank.model import vocabulary
-
-if typing.TYPE_CHECKING:  # the model (pydantic) loads only for a writer that renders prose
-    from qbank.model.question import Question
+from qbank.model.public import LISTING, listing
 
 FORMAT = "qbank-release"
 FORMAT_VERSION = 1
@@ -41,24 +39,20 @@ POLICY = "status published, validates against the model, no error findings in it
 @dataclass(frozen=True)
 class Entry:
     """One released question: its public record (with `path` and `content_hash`) as one line of JSON,
-    as the audit made it, and what the audit found in it for the page (qbank.engine.views: checked
-    napkin lines, claim verdicts, the numeric answer)."""
+    as the audit made it, its listing, and what the audit found in it for the page
+    (qbank.engine.views: checked napkin lines, claim verdicts, the numeric answer)."""
 
     id: str
     content_hash: str
     text: str  # the public record, as JSON: the JSON export copies it
-    summary_text: str  # the record less its long fields, as JSON (qbank.model.public.summary)
+    listing_text: str  # the row a list of questions shows, as compact JSON (qbank.model.public.listing)
     facts_text: str = "{}"  # the page facts, as JSON with sorted keys: the site's page key reads it
-    model: Question | None = field(default=None, compare=False, repr=False)  # the model, if at hand
 
     @staticmethod
-    def of(data: dict[str, Any], facts: dict[str, Any] | None = None, model: Question | None = None) -> Entry:
-        from qbank.model.public import summary  # (tests and tools that make entries have the model)
-
-        text, brief = json.dumps(data, ensure_ascii=False), json.dumps(summary(data), ensure_ascii=False)
-        return Entry(
-            data["id"], data["content_hash"], text, brief, json.dumps(facts or {}, sort_keys=True), model
-        )
+    def of(data: dict[str, Any], facts: dict[str, Any] | None = None) -> Entry:
+        text = json.dumps(data, ensure_ascii=False)
+        row = json.dumps(listing(data), ensure_ascii=False, separators=(",", ":"))
+        return Entry(data["id"], data["content_hash"], text, row, json.dumps(facts or {}, sort_keys=True))
 
     @functools.cached_property
     def facts(self) -> dict[str, Any]:
@@ -66,22 +60,14 @@ class Entry:
         return dict(json.loads(self.facts_text))
 
     @functools.cached_property
-    def summary(self) -> dict[str, Any]:
-        """The summary, decoded (for lists of questions)."""
-        return dict(json.loads(self.summary_text))
+    def listing(self) -> dict[str, Any]:
+        """The listing, decoded, by the names of its values (for counts of questions)."""
+        return dict(zip(LISTING, json.loads(self.listing_text), strict=True))
 
     @functools.cached_property
     def data(self) -> dict[str, Any]:
         """The public record, decoded (for the writers that read fields of it)."""
         return dict(json.loads(self.text))
-
-    @functools.cached_property
-    def question(self) -> Question:
-        """The model, for the writers that render prose (the site's pages, Anki): made only for the
-        pages a build renders, so an unchanged site validates nothing."""
-        from qbank.model.public import question_of  # pydantic: the JSON and SQLite exports never need it
-
-        return self.model or question_of(self.data)
 
 
 @dataclass(frozen=True)
@@ -103,12 +89,11 @@ def select(report: Report, topic_groups: dict[str, tuple[str, ...]]) -> Release:
     withheld: Counter[str] = Counter()
     entries = []
     for path, view in report.views:
-        head, record, brief, facts = views.read(view)
-        reason = _withheld_because(head["status"], path in failed)
+        reason = _withheld_because(view.status, path in failed)
         if reason:
             withheld[reason] += 1
             continue
-        entries.append(Entry(head["id"], head["content_hash"], record, brief, facts))
+        entries.append(Entry(view.id, view.content_hash, view.record, view.listing, view.facts))
     entries.sort(key=lambda e: e.id)
     return Release(tuple(entries), topic_groups, dict(sorted(withheld.items())))
 

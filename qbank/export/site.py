@@ -42,9 +42,7 @@ from qbank import __version__, memo
 from qbank.export import files, markdown, pagefacts
 from qbank.export.release import Entry, Release, envelope
 from qbank.model import vocabulary
-
-if typing.TYPE_CHECKING:  # the model (pydantic) loads only where a page is rendered
-    from qbank.model.question import Question
+from qbank.model.public import PUBLIC_FIELDS
 
 ASSETS = ("site.css", "progress.js", "search.js", "question.js", "facts.css", "answer.js")
 INDEX, COVERAGE, INDEX_SCRIPT = "index.html", "coverage.html", "assets/index.js"
@@ -281,7 +279,8 @@ def _render_chunk(out: Path, site: dict[str, Any], jobs: list[Job]) -> dict[str,
     marked = markdown.marking_renderer()
     pages: dict[str, str] = {}
     for entry, prev, next_, key in jobs:
-        question = entry.question
+        question: dict[str, Any] = dict.fromkeys(PUBLIC_FIELDS) | entry.data  # (the record leaves out None)
+        details = question["details"]
         html = _prose(question, render, functools.partial(_marked, marked, entry.facts))
         page = template.render(
             site=site,
@@ -290,22 +289,23 @@ def _render_chunk(out: Path, site: dict[str, Any], jobs: list[Job]) -> dict[str,
             page_key=key,
             q=question,
             html=html,
-            correct=question.details.correct_index if question.details.options else None,
+            correct=details.get("correct_index") if details.get("options") else None,
             has_math='class="math"' in " ".join(str(v) for v in html.values()),
             prev=prev,
             next=next_,
             facts=pagefacts.view(entry.facts),
         )
-        pages.update([_write(out, page_name(question.id), page)])
+        pages.update([_write(out, page_name(entry.id), page)])
     return pages
 
 
 def _prose(
-    question: Question, render: markdown.Render, checked: Callable[[str, str], str] | None = None
+    question: dict[str, Any], render: markdown.Render, checked: Callable[[str, str], str] | None = None
 ) -> dict[str, Any]:
-    """Each prose field as safe HTML (Markup, so the template does not escape it twice); the answer
-    and the napkin math through `checked` (text, field), which marks the lines the audit re-executed."""
-    details = question.details
+    """Each prose field of a released record as safe HTML (Markup, so the template does not escape it
+    twice); the answer and the napkin math through `checked` (text, field), which marks the lines
+    the audit re-executed."""
+    details = question["details"]
 
     def html(text: str | None, field: str = "") -> Markup | None:
         if not text:
@@ -314,12 +314,12 @@ def _prose(
         return Markup(shown)  # noqa: S704 - markdown-it output, raw HTML off
 
     return {
-        "scenario": html(question.scenario),
-        "question": html(question.question),
-        "options": [html(option) for option in details.options] if details.options else None,
-        "solution": html(details.realistic_solution, "realistic_solution"),
-        "mistake": html(details.common_mistake),
-        "napkin": html(details.napkin_math, "napkin_math"),
+        "scenario": html(question["scenario"]),
+        "question": html(question.get("question")),
+        "options": [html(option) for option in details["options"]] if details.get("options") else None,
+        "solution": html(details["realistic_solution"], "realistic_solution"),
+        "mistake": html(details.get("common_mistake")),
+        "napkin": html(details.get("napkin_math"), "napkin_math"),
     }
 
 
@@ -341,29 +341,15 @@ FACETS = (
 
 
 def _index_script(release: Release) -> str:
-    """window.QBANK: one row per question, in the bank's order:
+    """window.QBANK: each question's listing (qbank.model.public.LISTING), in the bank's order, copied
+    as the audit wrote it:
 
-      [id, title, track, level, zone, area, topic, body, provenance]
+      [id, title, track, level, zone, area, topic, body, provenance, generated]
 
-    `body` is the scenario, question, topic and tags as written, one space between each. The search
-    (assets/search.js) matches every word of a query in the title or the body, lower-cased in the
-    browser, ranks a title match above a body match, and shows a stretch of the body around the
-    first word found there; so the title is not repeated in the body."""
-    rows = [
-        [
-            q["id"],
-            q["title"],
-            q["track"],
-            q["level"],
-            q["zone"],
-            q["competency_area"],
-            q["topic"],
-            " ".join([q["scenario"], q.get("question", ""), q["topic"], *q.get("tags", ())]),
-            q["provenance"],
-        ]
-        for q in (e.summary for e in release.entries)
-    ]
-    data = json.dumps({"questions": rows}, ensure_ascii=False, separators=(",", ":"))
+    The search (assets/search.js) matches every word of a query in the title or the body, lower-cased
+    in the browser, ranks a title match above a body match, and shows a stretch of the body around
+    the first word found there."""
+    data = '{"questions":[' + ",".join(entry.listing_text for entry in release.entries) + "]}"
     # `<` escaped: the data stays inert even if this file were ever inlined into a <script> element;
     # U+2028/2029 are line breaks to older JavaScript parsers.
     for char, escaped in (("<", "\\u003c"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
@@ -372,7 +358,7 @@ def _index_script(release: Release) -> str:
 
 
 def _index(release: Release, site: dict[str, Any]) -> dict[str, Any]:
-    questions = [e.summary for e in release.entries]  # summaries: no list needs the rest
+    questions = [e.listing for e in release.entries]
     facets = []
     for key, label, attribute in FACETS:
         counts = Counter(q.get(attribute) for q in questions)
@@ -403,7 +389,7 @@ _ENUMS = {
 
 
 def _coverage(release: Release, site: dict[str, Any]) -> dict[str, Any]:
-    questions = [e.summary for e in release.entries]  # summaries: no list needs the rest
+    questions = [e.listing for e in release.entries]
     tables = [
         _table(questions, "track-level", "Questions by track and level", "track", "level"),
         _table(questions, "area-track", "Questions by competency area and track", "competency_area", "track"),
@@ -415,7 +401,7 @@ def _table(
     questions: list[dict[str, Any]], table_id: str, caption: str, rows: str, columns: str
 ) -> dict[str, Any]:
     counts = Counter((q[rows], q[columns]) for q in questions)
-    drills = Counter((q[rows], q[columns]) for q in questions if q.get("generator"))
+    drills = Counter((q[rows], q[columns]) for q in questions if q["generated"])
     biggest = max(counts.values(), default=0)
     key = {"competency_area": "area"}  # the index page's name for the facet
     body = []

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from qbank.model.question import Question
+if TYPE_CHECKING:  # pydantic is not imported here: the exports that read records never need it
+    from qbank.model.question import Question
 
 PUBLIC_FIELDS = (
     "schema_version",
@@ -40,7 +41,6 @@ PUBLIC_FIELDS = (
     "generator",
     "human_reviewed",
 )
-_ADDED = ("path", "content_hash")  # the exported record's keys that are not the model's
 
 
 def public_record(question: Question, path: str) -> dict[str, Any]:
@@ -50,22 +50,31 @@ def public_record(question: Question, path: str) -> dict[str, Any]:
     return data | {"content_hash": hashlib.sha256(canonical(data)).hexdigest()}
 
 
-LONG_FIELDS = ("details", "verify", "visual")  # what a listing of questions does not show
+LISTING = (
+    "id",
+    "title",
+    "track",
+    "level",
+    "zone",
+    "competency_area",
+    "topic",
+    "body",
+    "provenance",
+    "generated",
+)
 
 
-def summary(record: dict[str, Any]) -> dict[str, Any]:
-    """A released record less its long fields: what a list of questions shows and filters by (the
-    site's index and coverage pages), a third of the record to decode."""
-    return {key: value for key, value in record.items() if key not in LONG_FIELDS}
+def listing(record: dict[str, Any]) -> list[Any]:
+    """A released question as a list of questions shows, filters and searches it (the site's index,
+    which copies it as it is, and its coverage page): the values of LISTING, in that order. `body`
+    is the scenario, question, topic and tags as written, one space between each (the title is not
+    repeated in it); `generated` says whether a generator made it (a drill)."""
+    body = " ".join(
+        [record["scenario"], record.get("question", ""), record["topic"], *record.get("tags", ())]
+    )
+    fields = record | {"body": body, "generated": bool(record.get("generator"))}
+    return [fields[key] for key in LISTING]
 
 
 def canonical(data: Any) -> bytes:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-def question_of(record: dict[str, Any]) -> Question:
-    """The model again, from a released record (for the writers that render it: the site, Anki).
-    The audit validated the file; title words are not checked again (no bank tables here), as the
-    model does when the bank's tables are unusable."""
-    fields = {key: value for key, value in record.items() if key not in _ADDED}
-    return Question.model_validate(fields | {"status": "published"}, context={"tables": None})

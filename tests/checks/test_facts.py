@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from qbank import engine
-from qbank.engine import views
 from tests.export.facts_bank import ANSWERED, NO_EVIDENCE, write_facts_bank
 
 
@@ -17,9 +16,8 @@ def _facts_of(root: Path) -> dict[str, dict[str, Any]]:
     """The page facts of each published question, by id, as an export audit makes them (its views)."""
     found = {}
     for path, view in engine.audit(engine.Settings(views=True), root).views:
-        _, _, _, facts = views.read(view)
-        if facts:
-            found[Path(path).stem] = json.loads(facts)
+        if view.facts:
+            found[Path(path).stem] = json.loads(view.facts)
     return found
 
 

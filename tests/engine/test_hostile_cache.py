@@ -42,9 +42,11 @@ NAMES = {
     ("table", "search"),
     ("table", "stats"),
     ("table", "views"),
+    ("table", "rendered"),
     ("index", "sqlite_autoindex_files_1"),
     ("index", "sqlite_autoindex_stats_1"),
     ("index", "sqlite_autoindex_views_1"),
+    ("index", "sqlite_autoindex_rendered_1"),
 }
 
 
@@ -244,14 +246,23 @@ def test_folders_nested_past_the_recursion_limit_where_the_key_reads_are_walked(
             here = os.path.dirname(here)
 
 
-@pytest.mark.parametrize("forged", ["not a view", '{"status": "published"}\n{}', "", '{"status": null}\nx'])
+@pytest.mark.parametrize(
+    "forged",
+    [
+        "record = 'not a record'",
+        "status = 'published', id = '', content_hash = '', record = '', listing = '', facts = ''",
+        "listing = x'5b5d'",  # `[]` as a blob, not text
+        "facts = NULL",
+        "id = NULL",
+    ],
+)
 def test_a_release_view_not_shaped_as_qbank_writes_one_is_a_miss(bank: Path, forged: str) -> None:
     """An export's views (qbank/engine/views.py) come from the cache only when shaped as qbank writes
     them; any other row is made again, so the release is the one an uncached export gives."""
     settings = engine.Settings(cache=True, views=True)
     made = engine.audit(settings, bank).views
     database = sqlite3.connect(_database(bank))
-    database.execute("UPDATE views SET view = ?", (forged,))
+    database.execute(f"UPDATE views SET {forged}")
     database.commit()
     database.close()
     assert engine.audit(settings, bank).views == made

@@ -19,6 +19,7 @@ http(s) or mailto; scripts, stylesheets and meta tags only those shipped. Text i
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shutil
 from dataclasses import dataclass, replace
@@ -32,7 +33,7 @@ from qbank import engine
 from qbank.export import release
 from qbank.export.release import Entry, Release
 from qbank.finding import Finding, Severity
-from qbank.model.public import public_record
+from qbank.model.public import canonical
 from qbank.model.question import Question
 from qbank.model.taxonomy import load_bank_tables
 from tests.conftest import REPO
@@ -337,20 +338,21 @@ def _quoted(value: object) -> str:
     return f'"{escaped}"'
 
 
-def constructed(payload: Payload, n: int, base: Question) -> tuple[Hostile, Entry]:
-    """A question with `payload` as written in every field the site shows, past the validators."""
+def constructed(payload: Payload, n: int, base: dict[str, Any]) -> tuple[Hostile, Entry]:
+    """A released record (`base`, another question's) with `payload` as written in every field the
+    site shows: past the validators, as if the model had let it through."""
     hostile = Hostile(question_id("c", n), n, payload, dict.fromkeys(fields(""), "raw"))
     values = hostile.values()
-    details = base.details.model_copy(update={key: values[key] for key in DETAILS} | {"correct_index": 0})
+    details = base["details"] | {key: values[key] for key in DETAILS} | {"correct_index": 0}
     top = {key: value for key, value in values.items() if key not in DETAILS}
-    question = Question.model_construct(**(dict(base) | {"id": hostile.id} | top | {"details": details}))
-    data = public_record(question, f"questions/{hostile.id}.yaml")
-    return hostile, Entry.of(data, model=question)
+    data = base | {"id": hostile.id, "path": f"questions/{hostile.id}.yaml"} | top | {"details": details}
+    data.pop("content_hash")
+    return hostile, Entry.of(data | {"content_hash": hashlib.sha256(canonical(data)).hexdigest()})
 
 
 def with_constructed(chosen: Release, payloads: tuple[Payload, ...]) -> tuple[Release, list[Hostile]]:
     """`chosen` plus a constructed question for each payload."""
-    made = [constructed(payload, n, chosen.entries[0].question) for n, payload in enumerate(payloads)]
+    made = [constructed(payload, n, chosen.entries[0].data) for n, payload in enumerate(payloads)]
     entries = sorted([*chosen.entries, *(entry for _, entry in made)], key=lambda e: e.id)
     return replace(chosen, entries=tuple(entries)), [hostile for hostile, _ in made]
 

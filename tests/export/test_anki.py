@@ -8,6 +8,7 @@ import genanki
 import pytest
 from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
 
+from qbank.engine import store
 from qbank.export import anki
 from tests.export.conftest import RELEASED, release_of
 
@@ -55,8 +56,8 @@ def test_anki_imports_the_deck_and_updates_it_in_place(
 def test_math_is_left_for_anki_and_l6_plus_is_a_valid_tag(bank: Path) -> None:
     chosen = release_of(bank)
     math = next(e for e in chosen.entries if e.id == "cloud-202611-e003")
-    note = anki._note(math.data, anki._model(), anki.markdown.renderer(anki.markdown.for_anki))
-    assert "\\(2^{-24}\\)" in note.fields[3] and "\\[2^{-24}" in note.fields[6]
+    fields, _ = anki._note(math.data, anki.markdown.renderer(anki.markdown.for_anki))
+    assert "\\(2^{-24}\\)" in fields[3] and "\\[2^{-24}" in fields[6]
     lifted = math.data | {"level": "L6+"}
     assert "L6plus" in anki._tags(lifted)
 
@@ -79,3 +80,34 @@ def test_only_a_deck_it_wrote_counts_as_an_earlier_export(tmp_path: Path, bank: 
         theirs.writestr("collection.anki2", b"someone's deck")
     (tmp_path / "notes.apkg").write_text("not a zip")
     assert not anki.is_export(tmp_path / "theirs.apkg") and not anki.is_export(tmp_path / "notes.apkg")
+
+
+def test_notes_kept_in_the_cache_are_not_rendered_again_and_make_the_same_deck(
+    tmp_path: Path, bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bank's cache keeps each rendered note by its content hash and the renderer: a second
+    deck renders only the edited question, and a kept note that is not one is rendered again."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    chosen = release_of(bank)
+    anki.write(chosen, tmp_path / "plain.apkg")
+    rendered: list[str] = []
+    note = anki._note
+    monkeypatch.setattr(anki, "_note", lambda data, render: rendered.append(data["id"]) or note(data, render))
+    with store.memory(bank) as memory:
+        assert memory is not None
+        for name in ("first", "second"):
+            anki.write(chosen, tmp_path / f"{name}.apkg", memory=memory)
+        assert len(rendered) == len(chosen.entries)  # all for the first deck, none for the second
+        edited = tmp_path / "edited"
+        shutil.copytree(bank, edited)
+        question = edited / "questions" / "edge" / "precision" / "edge-202611-e001.yaml"
+        question.write_text(question.read_text().replace("A zeppelin fleet", "A blimp fleet"))
+        anki.write(release_of(edited), tmp_path / "edited.apkg", memory=memory)
+        assert rendered[len(chosen.entries) :] == ["edge-202611-e001"]
+        memory._db.execute("UPDATE rendered SET text = '[[\"too few fields\"], []]'")
+        anki.write(chosen, tmp_path / "mended.apkg", memory=memory)
+    assert len(rendered) == 2 * len(chosen.entries) + 1
+    decks = {
+        name: (tmp_path / f"{name}.apkg").read_bytes() for name in ("plain", "first", "second", "mended")
+    }
+    assert len(set(decks.values())) == 1

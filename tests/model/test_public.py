@@ -1,4 +1,4 @@
-"""The public record: what every export releases of a question, and the model made again from it."""
+"""The public record: what every export releases of a question, and its listing."""
 
 from __future__ import annotations
 
@@ -25,10 +25,16 @@ def _question(path: Path):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("path", VALID, ids=lambda p: p.name)
-def test_the_model_made_again_from_a_public_record_gives_the_same_record(path: Path) -> None:
-    question = _question(path)
-    record = public.public_record(question, f"questions/{path.name}")
-    assert public.public_record(public.question_of(record), f"questions/{path.name}") == record
+def test_a_listing_holds_what_a_list_of_questions_shows_in_its_order(path: Path) -> None:
+    record = public.public_record(_question(path), f"questions/{path.name}")
+    row = dict(zip(public.LISTING, public.listing(record), strict=True))
+    assert {key: row[key] for key in ("id", "title", "track", "level", "topic")} == {
+        key: record[key] for key in ("id", "title", "track", "level", "topic")
+    }
+    assert row["body"].startswith(record["scenario"] + " ") and row["body"].endswith(
+        " ".join([record["topic"], *record.get("tags", ())])
+    )
+    assert row["generated"] is bool(record.get("generator"))
 
 
 def test_the_content_hash_covers_every_public_field_and_the_path() -> None:
