@@ -1206,13 +1206,27 @@ def value_of(term: Term, modes: tuple[Mode, ...], reading: Rewrite | None = None
         # the term with its first number replaced (in the tree, not parsed again): by one unit in
         # its last digit, and by 1 for the unit alone
         digit, node = next(t for t in term.tokens if t.kind == "num"), parsed.numbers[0]
-        last_digit = read(replaced(parsed.node, node, ("num", digit.quantum, digit.suffix, digit.start)))
+        unit_digit = ("num", _stated_quantum(digit), digit.suffix, digit.start)
+        last_digit = read(replaced(parsed.node, node, unit_digit))
         stated = {m: abs(q.value) for m, q in _in_modes(last_digit, modes, same).items()}
         if bare:
             unit = _in_modes(read(replaced(parsed.node, node, ("num", _ONE, "", -1))), modes, same)
             after = term.text.partition(digit.text)[2].strip()
             unit_text = ("$" if any(t.kind == "dollar" for t in term.tokens) else "") + after
     return Value(by_mode, stated, unit, unit_text, parsed.unknown_words, term.tokens)
+
+
+def _stated_quantum(token: Token) -> Fraction | None:
+    """One unit in the last digit a stated number means. A whole number with two or more significant
+    digits and two or more zeros after them (`3,700`, `1,685,000`) is rounded to its last significant
+    digit: writers round results so, and `1234 × 3 = 3,700` is right (issue 31). One significant
+    digit (`600`, `1,000`) stays exact: `8 × 80 GB = 600 GB` and `1 KiB = 1,000 B` are wrong. A
+    rounding still takes at most EQUAL_SHARE of the value (_near)."""
+    digits = token.text.replace(",", "").replace("_", "")
+    significant = digits.rstrip("0")
+    if token.quantum != 1 or not digits.isdigit() or len(significant) < 2 or len(digits) - len(significant) < 2:
+        return token.quantum
+    return Fraction(10 ** (len(digits) - len(significant)))
 
 
 def _as_written(node: Node) -> Node:

@@ -99,7 +99,7 @@ _TOKEN = re.compile(  # no two kinds start with the same character, except `othe
     (?:
     (?P<word>°C|[A-Za-zµμ°Ω][A-Za-z0-9µμ°Ω₂_']*(?:-[A-Za-z][A-Za-z0-9µμ_']*|(?<=\w\w)-\d[A-Za-z0-9]*)*)
   | (?P<hex>0x[0-9a-fA-F]+\b)
-  | (?P<grouped>\d{1,3}(?:,\d{3})+(?:\.\d+)?)(?!\d|,\d)
+  | (?P<grouped>\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d|,\d)|\d{1,3}(?:_\d{3})+(?:\.\d+)?(?![\d_]))
   | (?P<ambiguous>\d+,\d+)
   | (?P<num>(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?)
   | (?P<rel>≈|=>|->|→|⇒|==|<=|>=|=|≃|≅|≤|≥|<|>)
@@ -198,7 +198,7 @@ def _is_range(tokens: list[Token], text: str, pos: int, spaced: bool) -> bool:
 def _literal(raw: str, kind: str) -> tuple[Fraction, Fraction]:
     if kind == "hex":
         return Fraction(int(raw, 16)), Fraction(1)
-    digits = raw.replace(",", "")
+    digits = raw.replace(",", "").replace("_", "")  # `1,000`, and `1_000` as Python writes it
     mantissa, _, exponent = digits.lower().partition("e")
     if len(mantissa) > MAX_DIGITS or len(exponent) > 5 or abs(int(exponent or 0)) > MAX_EXPONENT:
         raise LimitError(f"number {raw[:20]!r}… is too long or its exponent too large")

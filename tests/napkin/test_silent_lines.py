@@ -4,7 +4,8 @@ Lines written for this module. Covered here: the largest SI and IEC prefixes (`1
 `1 YB = 1 B` were read as labels and counted ok) and Unicode operators authors type (`∙`, `✕`, `∕`,
 fullwidth `＝`, `≒`) and spaced en and em dashes between quantities (read as ranges), which made a
 line silent; and `≈` one unit off a single digit (`1 * 1 ≈ 2`).
-The issue's other rows are still open.
+Right lines once flagged: a result rounded to its last significant digit (`= 3,700` for 3,702) and
+a number grouped as Python writes it (`1_000`). The issue's other rows are still open.
 """
 
 from __future__ import annotations
@@ -82,3 +83,41 @@ def test_a_spaced_dash_between_quantities_is_a_minus(wrong: str, right: str) -> 
 )
 def test_a_dash_in_prose_or_a_range_is_no_minus(line: str) -> None:
     assert "arithmetic" not in statuses(line) and "unit-mismatch" not in statuses(line)
+
+
+@pytest.mark.parametrize(
+    ("right", "wrong"),
+    [
+        ("- 1234 × 3 = 3,700", "- 1234 × 3 = 3,800"),  # 3,702: rounded to its last significant digit
+        ("- 1,123,456 × 1.5 = 1,685,000", "- 1,123,456 × 1.5 = 1,684,000"),  # 1,685,184
+        ("- 2 × 1,234 = 2,500", "- 2 × 1,234 = 2,600"),
+    ],
+)
+def test_trailing_zeros_after_two_significant_digits_are_a_rounding(right: str, wrong: str) -> None:
+    assert statuses(right) == ["ok"]
+    assert statuses(wrong) == ["arithmetic"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "- 8 × 80 GB = 600 GB",  # 640: one significant digit is exact, not a rounding of it
+        "- 1 KiB = 1,000 B",  # 1,024: binary is not decimal
+        "- 8 × 81 = 640",  # 648: one zero is a digit
+        "- 8 × 125 = 1,100",  # 1,000: off by a whole unit of the last significant digit
+    ],
+)
+def test_zeros_that_are_not_a_rounding_are_still_checked_as_written(line: str) -> None:
+    assert statuses(line) == ["arithmetic"]
+
+
+@pytest.mark.parametrize(
+    ("right", "wrong"),
+    [
+        ("- 1_000 × 3 = 3000", "- 1_000 × 3 = 4000"),
+        ("- 3 × 1_000_000 = 3,000,000", "- 3 × 1_000_000 = 300,000"),
+    ],
+)
+def test_digits_grouped_with_underscores_are_one_number(right: str, wrong: str) -> None:
+    assert statuses(right) == ["ok"]
+    assert statuses(wrong) == ["arithmetic"]
