@@ -71,7 +71,7 @@ ARITHMETIC = declare(
     that bounds a name with no value is a condition, not a claim), and restatements `0.0065536 (6.5 * 10^-3)`
     in the **Calculations:** section of napkin_math and anywhere in realistic_solution. Numbers are
     exact (`Fraction(Decimal(text))`); `^` and `**` are powers, `×`, `·` and `x` between numbers
-    multiply, `6×10⁻⁵` and `1e-7` are read as written, `65,536` is one number, `7B`/`50M`/`4.1G`
+    multiply, `6×10⁻⁵` and `1e-7` are read as written, `65,536` and `1_000` are one number each, `7B`/`50M`/`4.1G`
     are magnitudes. Units are converted (80 GB / 2 TB/s = 40 ms; GB is 10^9 B, GiB 2^30 B).
     `sqrt`, `ln`, `log2`, `log10`, `exp`, `min`, `max`, `ceil`, `floor` are read on either side
     (`sqrt(2400)` is an expression, not 2400 with a note); `30 min (1800 s)` is minutes. A
@@ -85,11 +85,16 @@ ARITHMETIC = declare(
     README, "Napkin math"):
       `=`        the exact value rounded or truncated to the stated digits (7.7612 → 7.76 or 7.7),
                  and at most 5% off (`5 / 3 = 2x` fails; a whole number of things may be rounded
-                 up: `1,000 / 2.39 = 419 GPUs`);
+                 up: `1,000 / 2.39 = 419 GPUs`); a whole number whose last two or more digits
+                 are zeros after two or more significant ones is rounded to its last significant
+                 digit (`1234 × 3 = 3,700` passes; `8 × 80 GB = 600 GB` fails);
       `≈`, `~`   rounded or truncated to the stated digits, or within 1%, or one unit of the
                  last stated digit off where that digit is not the first (`10 / 3 ≈ 3.4`
                  passes, `1 * 1 ≈ 2` fails) (`= ~105 ms` counts as `≈`);
-      `->`       a step ("becomes"): an equation only when both sides agree, never a finding.
+      `->`       a step ("becomes"): from a stated value, a change (`240 GB -> 60 GB`), never a
+                 finding; from a calculation, a claim, as `≈` (`2 × 3 -> 9` fails).
+    A measured value after a title states what the line computes (`Total 700 GB = 8 × 80 GB`
+    fails); a plain number after words may be a name (`Step 2 = 3 × 4` is not read).
     Each stated value is compared with the last computed expression before it, so rounding never
     compounds along a chain. A line that fails as written is an error only when no other reading
     agrees: `2B` as two billion or two bytes, number by number; `KB` as 1000 or 1024 bytes (not

@@ -95,6 +95,7 @@ class Term:
     label: bool = False  # a bare number after words, as in `K=5 rounds = …`: maybe a name, not math
     unreadable: str = ""  # why this term cannot be evaluated, when the scan already knows
     lead: Term | None = None  # `2.76 MB` in `… = 2.76 MB * 60 = …`, a chain's middle term only: see _lead
+    titled: bool = False  # a label with only words before it in its sentence: `Total 700 GB = …`
 
 
 @dataclass(frozen=True, slots=True)
@@ -505,7 +506,11 @@ def _backward(segment: list[Token], r: int, floor: int, text: str) -> Term | Non
     after_words = j < floor and floor > 0 and segment[floor - 1].kind == "word"  # `… vs initial 1.0% = …`
     label = _bare(kept) and (j >= floor or after_words or any(_annotation(t) for t in kept))
     reason = _no_value(name) if name else "it is the end of a longer expression" if cut else ""
-    return read_term(kept, text, approx, label, reason)
+    term = read_term(kept, text, approx, label, reason)
+    # `Total 700 GB = …`, not `Add peak activations (~800 MB) = 5.54 GB`: a note on a running sum
+    words = all(t.kind == "word" for t in segment[floor : j + 1])
+    term.titled = label and j >= floor and words and kept[0].kind != "lparen"
+    return term
 
 
 def _name_operand(word: Token | None, edge: Token | None, times: bool = True) -> str:
@@ -971,10 +976,16 @@ def _symbolic(term: Term) -> bool:
 def _excuse(outcome: Outcome, relation: str, left: Term, a: Value, b: Value, reference: int) -> Outcome:
     """A failed comparison that may not be an equation after all."""
     if relation in _STEP_RELS:
+        if outcome.status == "arithmetic" and not _bare(left.tokens):
+            return outcome  # `2 × 3 -> 9`, `80 GB / 2 TB/s = 40 ms → 0.4 s`: a calculation's result
         return Outcome("skipped", outcome.text)  # `240 GB -> 60 GB` is a change, not an equality
     if relation == "(=)" and outcome.status == "unit-mismatch":
         return Outcome("skipped", outcome.text)  # `13.6 ms/token (3.3x speedup)`: another quantity
-    if left.label and reference == 0:
+    if (
+        left.label
+        and reference == 0
+        and not (outcome.status == "arithmetic" and left.titled and _measured(a))
+    ):
         return Outcome("skipped", outcome.text)  # `K=5 rounds = 5 * 9.8 + 137`: a name, not a value
     decibels = _decibels(a.tokens) or _decibels(b.tokens)
     if decibels and not (_decibels(a.tokens) and _decibels(b.tokens)):
@@ -984,6 +995,14 @@ def _excuse(outcome: Outcome, relation: str, left: Term, a: Value, b: Value, ref
         words = ", ".join(dict.fromkeys(repr(w) for w in unknown))
         return Outcome("unchecked", outcome.text, f"{outcome.message}; not sure what {words} means here")
     return outcome
+
+
+def _measured(value: Value) -> bool:
+    """A stated value with a unit of measure (`700 GB`, `10.0 s`): after a title (`Total 700 GB = 8 ×
+    80 GB`) it is what the line claims, not a name's number (`Step 2`, `ResNet 50`), issue 31. After
+    words that follow other math (`… + Adam states (24GB) = 54 GB`) it is only the last part of a
+    sum the scan could not read, and stays a label."""
+    return value.stated is not None and any(q.dims != units.NONE for q in (value.unit or {}).values())
 
 
 _DECIBEL_REASON = "decibels add on a log scale (two levels do not add as numbers), which is not checked"
@@ -1224,7 +1243,12 @@ def _stated_quantum(token: Token) -> Fraction | None:
     rounding still takes at most EQUAL_SHARE of the value (_near)."""
     digits = token.text.replace(",", "").replace("_", "")
     significant = digits.rstrip("0")
-    if token.quantum != 1 or not digits.isdigit() or len(significant) < 2 or len(digits) - len(significant) < 2:
+    if (
+        token.quantum != 1
+        or not digits.isdigit()
+        or len(significant) < 2
+        or len(digits) - len(significant) < 2
+    ):
         return token.quantum
     return Fraction(10 ** (len(digits) - len(significant)))
 

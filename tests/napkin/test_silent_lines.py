@@ -1,11 +1,12 @@
 """Wrong lines that once passed in silence (issue 31), each with a right variant that passes.
 
 Lines written for this module. Covered here: the largest SI and IEC prefixes (`1 EiB = 1 B` and
-`1 YB = 1 B` were read as labels and counted ok) and Unicode operators authors type (`∙`, `✕`, `∕`,
+`1 YB = 1 B` were read as labels and counted ok); Unicode operators authors type (`∙`, `✕`, `∕`,
 fullwidth `＝`, `≒`) and spaced en and em dashes between quantities (read as ranges), which made a
-line silent; and `≈` one unit off a single digit (`1 * 1 ≈ 2`).
-Right lines once flagged: a result rounded to its last significant digit (`= 3,700` for 3,702) and
-a number grouped as Python writes it (`1_000`). The issue's other rows are still open.
+line silent; `≈` one unit off a single digit (`1 * 1 ≈ 2`); a value an arrow states of a
+calculation (`2 × 3 -> 9`); a measured value after a title (`Total 700 GB = 8 × 80 GB`). And right
+lines once flagged: a result rounded to its last significant digit (`= 3,700` for 3,702), and a
+number grouped as Python writes it (`1_000`). The issue's other rows are still open.
 """
 
 from __future__ import annotations
@@ -121,3 +122,55 @@ def test_zeros_that_are_not_a_rounding_are_still_checked_as_written(line: str) -
 def test_digits_grouped_with_underscores_are_one_number(right: str, wrong: str) -> None:
     assert statuses(right) == ["ok"]
     assert statuses(wrong) == ["arithmetic"]
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right"),
+    [
+        ("- 2 × 3 -> 9", "- 2 × 3 -> 6"),
+        ("- 80 GB / 2 TB/s = 40 ms → 0.4 s", "- 80 GB / 2 TB/s = 40 ms → 0.04 s"),
+        ("- 70 × 2 GB ⇒ 14 GB", "- 70 × 2 GB ⇒ 140 GB"),
+    ],
+)
+def test_what_an_arrow_states_of_a_calculation_is_a_claim(wrong: str, right: str) -> None:
+    assert statuses(wrong)[-1] == "arithmetic"
+    assert statuses(right)[-1] == "ok"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "- Memory traffic: 240 GB -> 60 GB (4x less)",  # a change, not an equality
+        "- TTFT 200 ms → 215 ms with the extra hop",
+        "- 1,000 / 2.27 = 441 B200s → 441 kW",  # another quantity
+    ],
+)
+def test_an_arrow_from_a_stated_value_is_still_a_change(line: str) -> None:
+    assert "arithmetic" not in statuses(line) and "unit-mismatch" not in statuses(line)
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right"),
+    [
+        ("- Total 700 GB = 8 × 80 GB", "- Total 640 GB = 8 × 80 GB"),
+        ("- Weights 150 GB = 70B × 2 bytes", "- Weights 140 GB = 70B × 2 bytes"),
+        ("- Step time 10.0 s = 8.0 s + 3.0 s", "- Step time 11.0 s = 8.0 s + 3.0 s"),
+        ("- Memory: KV cache 3 GB = 2 × 2 GB", "- Memory: KV cache 4 GB = 2 × 2 GB"),
+    ],
+)
+def test_a_measured_value_after_a_title_is_what_the_line_claims(wrong: str, right: str) -> None:
+    assert statuses(wrong) == ["arithmetic"]
+    assert statuses(right) == ["ok"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "- Step 2 = 3 × 4",  # a step's number, not a quantity
+        "- H100 80GB = $3.67/hr",  # a name, priced
+        "- Weights 200MB + Grads 200MB + Adam 400MB = 1 GB",  # the last part of a sum of named parts
+        "- 4.74 GB so far. Add peak activations (~800 MB) = 5.54 GB",  # a note on a running sum
+    ],
+)
+def test_a_number_in_a_name_or_a_note_is_not_a_claim(line: str) -> None:
+    assert "arithmetic" not in statuses(line) and "unit-mismatch" not in statuses(line)
