@@ -94,7 +94,9 @@ ARITHMETIC = declare(
       `->`       a step ("becomes"): from a stated value, a change (`240 GB -> 60 GB`), never a
                  finding; from a calculation, a claim, as `≈` (`2 × 3 -> 9` fails).
     A measured value after a title states what the line computes (`Total 700 GB = 8 × 80 GB`
-    fails); a plain number after words may be a name (`Step 2 = 3 × 4` is not read).
+    fails); a plain number after words may be a name (`Step 2 = 3 × 4` is not read). A stated
+    range holds when the value lies in it, each end as an inequality reads it (`8 × 80 GB =
+    600-700 GB` passes, `= 10-20 GB` fails).
     Each stated value is compared with the last computed expression before it, so rounding never
     compounds along a chain. A line that fails as written is an error only when no other reading
     agrees: `2B` as two billion or two bytes, number by number; `KB` as 1000 or 1024 bytes (not

@@ -96,6 +96,7 @@ class Term:
     unreadable: str = ""  # why this term cannot be evaluated, when the scan already knows
     lead: Term | None = None  # `2.76 MB` in `… = 2.76 MB * 60 = …`, a chain's middle term only: see _lead
     titled: bool = False  # a label with only words before it in its sentence: `Total 700 GB = …`
+    low: Term | None = None  # a stated range's low end, in the high end's units: `10 GB` of `10-20 GB`
 
 
 @dataclass(frozen=True, slots=True)
@@ -582,7 +583,7 @@ def _forward(segment: list[Token], start: int, end: int, text: str) -> tuple[Ter
         kept.append(token)
         j += 1
     if j < end and segment[j].kind == "range":
-        return None, j
+        return _range(kept, segment, j, end, text, approx)
     name = _name_operand(segment[j] if j < end else None, kept[-1] if kept else None, times=False)
     cut = False
     while kept and kept[-1].kind in ("op", "dollar", "times"):
@@ -592,6 +593,25 @@ def _forward(segment: list[Token], start: int, end: int, text: str) -> tuple[Ter
         return None, j
     reason = _no_value(name) if name else "it is the start of a longer expression" if cut else ""
     return read_term(kept, text, approx, unreadable=reason), j
+
+
+def _range(
+    low: list[Token], segment: list[Token], j: int, end: int, text: str, approx: bool
+) -> tuple[Term | None, int]:
+    """`= 10-20 GB`, `= 700–800 GB`: a stated range claims the value lies in it (issue 31). The high
+    end as the term, with the low end, in its units, beside it. Anything else before a dash (`2 ×
+    3-4 GB`) is no term."""
+    if len(low) != 1 or low[0].kind != "num" or low[0].suffix:
+        return None, j
+    high, stop = _forward(segment, j + 1, end, text)
+    if high is None or high.low is not None or high.unreadable or high.tokens[0].kind != "num":
+        return None, stop
+    if not _bare(high.tokens):
+        return None, stop
+    high.low = read_term([low[0], *high.tokens[1:]], text)
+    high.low.text = text[low[0].start : high.tokens[-1].start + len(high.tokens[-1].text)]  # as written
+    high.approx = high.approx or approx
+    return high, stop
 
 
 def _bare(tokens: Sequence[Token]) -> bool:
@@ -719,6 +739,13 @@ def _check_chain(terms: list[Term], relations: list[str]) -> list[Outcome]:
             outcomes.append(_inequality(a, b, relation, shown, modes, terms[reference], reference))
             reference = i if b.stated is None else reference
             continue
+        low = terms[i].low
+        if low is not None:
+            shown = f"{terms[reference].text} {relation} {low.text}"
+            outcomes.append(
+                _in_range(a, evaluate_term(low, modes), b, shown, modes, terms[reference], reference)
+            )
+            continue
         outcome = _compare(a, b, approx, shown, units_written, modes)
         if outcome.status != "ok" and terms[i].lead is not None:
             outcome = _goes_on(
@@ -747,6 +774,29 @@ def _inequality(
     if outcome.status == "ok":
         return Outcome("skipped", shown) if a.unknown or b.unknown else outcome
     return _excuse(outcome, relation, left, a, b, reference)
+
+
+def _in_range(
+    a: Value,
+    low: Value | Outcome,
+    high: Value,
+    shown: str,
+    modes: tuple[Mode, ...],
+    left: Term,
+    reference: int,
+) -> Outcome:
+    """`8 × 80 GB = 600-700 GB` holds: the value is at least the low end and at most the high end,
+    each as an inequality reads a stated value (half a unit of its last digit either way)."""
+    if isinstance(low, Outcome):
+        return Outcome(low.status, shown, low.message)
+    for bound, relation in ((low, "≥"), (high, "≤")):
+        outcome = _holds(a, bound, relation, shown, modes)
+        if outcome.status == "arithmetic":
+            exact = _shown(a.by_mode[modes[0]], high)
+            outcome = Outcome("arithmetic", shown, f"{shown}: the left side is {exact}, outside the range")
+        if outcome.status != "ok":
+            return _excuse(outcome, "=", left, a, bound, reference)
+    return Outcome("skipped", shown) if a.unknown or high.unknown else Outcome("ok", shown)
 
 
 def _holds(a: Value, b: Value, relation: str, shown: str, modes: tuple[Mode, ...]) -> Outcome:

@@ -4,15 +4,17 @@ Lines written for this module. Covered here: the largest SI and IEC prefixes (`1
 `1 YB = 1 B` were read as labels and counted ok); Unicode operators authors type (`∙`, `✕`, `∕`,
 fullwidth `＝`, `≒`) and spaced en and em dashes between quantities (read as ranges), which made a
 line silent; `≈` one unit off a single digit (`1 * 1 ≈ 2`); a value an arrow states of a
-calculation (`2 × 3 -> 9`); a measured value after a title (`Total 700 GB = 8 × 80 GB`). And right
-lines once flagged: a result rounded to its last significant digit (`= 3,700` for 3,702), and a
-number grouped as Python writes it (`1_000`). The issue's other rows are still open.
+calculation (`2 × 3 -> 9`); a measured value after a title (`Total 700 GB = 8 × 80 GB`); a stated
+range the value is outside (`8 × 80 GB = 10-20 GB`). And right lines once flagged: a result rounded
+to its last significant digit (`= 3,700` for 3,702), and a number grouped as Python writes it
+(`1_000`). The issue's other rows are still open.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from qbank.napkin.equations import check_text
 from tests.napkin import statuses
 
 
@@ -174,3 +176,18 @@ def test_a_measured_value_after_a_title_is_what_the_line_claims(wrong: str, righ
 )
 def test_a_number_in_a_name_or_a_note_is_not_a_claim(line: str) -> None:
     assert "arithmetic" not in statuses(line) and "unit-mismatch" not in statuses(line)
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right"),
+    [
+        ("- 8 × 80 GB = 10-20 GB", "- 8 × 80 GB = 600-700 GB"),
+        ("- 8 × 80 GB = 700–800 GB", "- 8 × 80 GB = 600–700 GB"),  # en dash
+        ("- 80 GB / 2 TB/s ≈ 50-60 ms", "- 80 GB / 2 TB/s ≈ 30-50 ms"),
+        ("- 2 × 3 = 7-9", "- 2 × 3 = 5-7"),
+    ],
+)
+def test_a_stated_range_claims_the_value_lies_in_it(wrong: str, right: str) -> None:
+    assert statuses(wrong) == ["arithmetic"]
+    assert statuses(right) == ["ok"]
+    assert "outside the range" in check_text(wrong)[0].message
