@@ -47,6 +47,7 @@ from qbank.napkin.readings import (
     CARRIED,
     Rewrite,
     as_one,
+    at_divides,
     b_mixes,
     conversions,
     corners,
@@ -482,7 +483,7 @@ def _backward(segment: list[Token], r: int, floor: int, text: str) -> Term | Non
             approx, j = True, j - 1
             continue
         if not _mathy(token, segment, j, floor) or (
-            _annotation(token) and kept and kept[0].kind in _OPERANDS
+            _annotation(token) and kept and kept[0].kind in _OPERANDS and not _at(token, segment, j, floor)
         ):
             break
         kept.insert(0, token)
@@ -512,6 +513,13 @@ def _backward(segment: list[Token], r: int, floor: int, text: str) -> Term | Non
     words = all(t.kind == "word" for t in segment[floor : j + 1])
     term.titled = label and j >= floor and words and kept[0].kind != "lparen"
     return term
+
+
+def _at(token: Token, segment: list[Token], j: int, floor: int) -> bool:
+    """`15 ms at 3 mW = 45 uJ`, `200 MB at 5 MB/s = 40 s`: `at` between a quantity and a number,
+    on a computed side, joins them (evaluate.Parser._at_number); after a stated value (`= 19.9 ms
+    per step at 95`) it starts a condition, and the scan forward stops there as ever."""
+    return token.text == "at" and j > floor and segment[j - 1].kind in ("num", "word", "percent", "rparen")
 
 
 def _name_operand(word: Token | None, edge: Token | None, times: bool = True) -> str:
@@ -923,6 +931,8 @@ def _readings(tokens: list[Token], operands: list[Token], points: bool) -> Itera
     side is written so, `B` number by number, then the conversion literals among the operands of a
     computed side, each alone and then in every set of them (all of them at once past
     MAX_CONVERSIONS)."""
+    if any(t.kind == "word" and t.text == "at" for t in tokens):
+        yield "`at` as a quotient", at_divides
     if points:
         yield "% as percentage points", percent_points
     yield from b_mixes(tokens)
@@ -1031,6 +1041,8 @@ def _excuse(outcome: Outcome, relation: str, left: Term, a: Value, b: Value, ref
         return Outcome("skipped", outcome.text)  # `240 GB -> 60 GB` is a change, not an equality
     if relation == "(=)" and outcome.status == "unit-mismatch":
         return Outcome("skipped", outcome.text)  # `13.6 ms/token (3.3x speedup)`: another quantity
+    if outcome.status == "unit-mismatch" and any(t.kind == "word" and t.text == "at" for t in a.tokens):
+        return Outcome("skipped", outcome.text)  # `1M MACs at 2 MACs/cycle = 5.2 ms`: a step left out
     if (
         left.label
         and reference == 0

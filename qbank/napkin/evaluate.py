@@ -122,8 +122,9 @@ class _Parser:
     def product(self) -> Node:
         node = self.unary()
         while True:
-            if self.at_op("*", "/") or self._times_between() or self._per_number():
-                op = "/" if self.take().text in ("/", "per") else "*"
+            if self.at_op("*", "/") or self._times_between() or self._per_number() or self._at_number():
+                text = self.take().text
+                op = "/" if text in ("/", "per") else "@" if text == "at" else "*"
                 node = ("bin", op, node, self.unary())
             elif self._juxtaposed():  # `2(8-1)`, `2 (K,V) * …` is handled by the extractor
                 node = ("bin", "*", node, self.unary())
@@ -140,6 +141,15 @@ class _Parser:
     def _per_number(self) -> bool:
         """`25 tokens per 20 ms`: `per` before a number divides by it."""
         return self.at("word", "per") and (nxt := self.peek(1)) is not None and nxt.kind in ("num", "lparen")
+
+    def _at_number(self) -> bool:
+        """`15 ms at 3 mW`, `200 MB at 5 MB/s`: `at` before a number joins two quantities, as `@` (a
+        product as written; equations reads it as a quotient too: readings.at_divides)."""
+        return (
+            self.at("word", "at")
+            and (nxt := self.peek(1)) is not None
+            and nxt.kind in ("num", "lparen", "dollar")
+        )
 
     def _juxtaposed(self) -> bool:
         token = self.peek()
@@ -175,7 +185,12 @@ class _Parser:
             if token.kind == "word" and token.text in self.names:
                 self.take()  # `1.3N`, `2 N`: times a name (qbank/napkin/symbolic.py)
                 node = ("bin", "*", node, ("sym", token.text))
-            elif token.kind == "word" and not self._is_call(token, operand=False) and token.text != "per":
+            elif (
+                token.kind == "word"
+                and not self._is_call(token, operand=False)
+                and token.text != "per"
+                and not self._at_number()
+            ):
                 self.take()
                 if node[0] == "num" and not token.spaced and not is_known(token.text):
                     self._glued_name(token.text)
@@ -412,7 +427,7 @@ def _binary(op: str, a: Quantity, b: Quantity) -> Quantity:
     inexact = a.inexact or b.inexact
     if op == "*" and b.dims is units.NONE and b.value == 1:
         return a
-    if op == "*":
+    if op in ("*", "@"):
         return _checked(Quantity(a.value * b.value, units.mul(a.dims, b.dims), inexact))
     if op == "/":
         if b.value == 0:

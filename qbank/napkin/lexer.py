@@ -36,6 +36,8 @@ _ESCAPED = frozenset("≈≃≅~→⇒×·⋅∗−÷–—µμΩ°√⁰¹²³�
 # `15% of $768/hour`: a share of a quantity is a product (issue 25), when a number follows `of`;
 # `15% of the bill` names no quantity, and stays prose.
 _PERCENT_OF = re.compile(r"(?<=%) of (?=[$(\d.])")
+# `625 MB @ 64 GB/s`: `@` between a quantity and a number says "at" (evaluate.Parser._at_number).
+_AT = re.compile(r"(?<=[\w%)])\s*@\s*(?=[$(\d.])")
 _POWER = re.compile(r"(?<=[\d)])\s*\*\*\s*(?=[\d(+-])")
 _THOUSANDS = re.compile(r"(?<=\d)[\u202f ](?=\d{3}(?!\d))")
 _CHARS = str.maketrans(
@@ -85,6 +87,8 @@ def normalise(text: str) -> str:
     text = _THOUSANDS.sub(lambda m: "" if m.group() == "\u202f" else " ", text)
     if "% of" in text:
         text = _PERCENT_OF.sub(" * ", text)
+    if "@" in text:
+        text = _AT.sub(" at ", text)
     return text
 
 

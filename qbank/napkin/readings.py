@@ -13,6 +13,8 @@ evaluator itself is not touched, and a line that agrees as written never gets he
   (1,440 minutes in a day), `7 days * 24 hours * 3600 seconds = 604,800 seconds`, `/ 8` beside a
   unit in bits. A literal that names no unit change on its line is a number like any other, so
   `80 GB / 2 TB/s = 40 s` stays an error.
+- `at` between two quantities as a quotient (as written, a product): `15 ms at 3 mW = 45 uJ`, but
+  `200 MB at 5 MB/s = 40 s`.
 - units as labels, only where the units as written cannot balance (a `unit-mismatch`): every unit
   stands for its magnitude prefix alone (`GB` 10^9, `ms` 10^-3, `h` 1), so `10 GOPS * 60 FPS =
   0.6 TOPS` (GOPS meant per frame) agrees, while a factor of 1,000 is never explained away.
@@ -220,6 +222,21 @@ def percent_points(node: Node) -> Node:
 
 
 _PERCENT: Node = ("num", Fraction(1, 100), "", -1)  # what the parser multiplies by for a `%`
+
+
+# --- `at` as a quotient ---------------------------------------------------------------------------
+
+
+def at_divides(node: Node) -> Node:
+    """`200 MB at 5 MB/s = 40 s`, `1M MACs at 2 MACs/cycle = 500K cycles`: `at` (read as a product
+    as written: `15 ms at 3 mW = 45 uJ`) is a quotient where a size meets the rate it goes at."""
+
+    def leaf(n: Node) -> Node | None:
+        return (
+            ("bin", "/", rewrite(n[2], leaf), rewrite(n[3], leaf)) if n[0] == "bin" and n[1] == "@" else None
+        )
+
+    return rewrite(node, leaf)
 
 
 # --- units as labels ----------------------------------------------------------------------------

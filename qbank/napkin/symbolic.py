@@ -165,4 +165,4 @@ def _sympy(node: Node, sp: Any) -> Any:
             return sp.log(args[0], 2 if node[1] == "log2" else 10)
         return getattr(sp, _FUNCTIONS[node[1]])(*args)
     a, b = _sympy(node[2], sp), _sympy(node[3], sp)
-    return {"+": a + b, "-": a - b, "*": a * b}.get(node[1]) if node[1] != "/" else a / b
+    return {"+": a + b, "-": a - b, "*": a * b, "@": a * b}.get(node[1]) if node[1] != "/" else a / b

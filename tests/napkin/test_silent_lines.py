@@ -5,9 +5,10 @@ Lines written for this module. Covered here: the largest SI and IEC prefixes (`1
 fullwidth `＝`, `≒`) and spaced en and em dashes between quantities (read as ranges), which made a
 line silent; `≈` one unit off a single digit (`1 * 1 ≈ 2`); a value an arrow states of a
 calculation (`2 × 3 -> 9`); a measured value after a title (`Total 700 GB = 8 × 80 GB`); a stated
-range the value is outside (`8 × 80 GB = 10-20 GB`). And right lines once flagged: a result rounded
-to its last significant digit (`= 3,700` for 3,702), and a number grouped as Python writes it
-(`1_000`). The issue's other rows are still open.
+range the value is outside (`8 × 80 GB = 10-20 GB`); `at` between quantities (`1000 steps at 3 s =
+2000 s`). And right lines once flagged: a result rounded to its last significant digit (`= 3,700`
+for 3,702), and a number grouped as Python writes it (`1_000`). The issue's other rows are still
+open.
 """
 
 from __future__ import annotations
@@ -191,3 +192,29 @@ def test_a_stated_range_claims_the_value_lies_in_it(wrong: str, right: str) -> N
     assert statuses(wrong) == ["arithmetic"]
     assert statuses(right) == ["ok"]
     assert "outside the range" in check_text(wrong)[0].message
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right"),
+    [
+        ("- 15 ms at 3 mW = 4.5 uJ", "- 15 ms at 3 mW = 45 uJ"),  # time at a power: energy
+        ("- 200 MB at 5 MB/s = 4 s", "- 200 MB at 5 MB/s = 40 s"),  # a size at a rate: a time
+        ("- 1000 steps at 3 s = 2000 s", "- 1000 steps at 3 s = 3000 s"),
+        ("- 625 MB @ 64 GB/s = 98 ms", "- 625 MB @ 64 GB/s = 9.8 ms"),
+    ],
+)
+def test_at_between_two_quantities_is_read_by_their_units(wrong: str, right: str) -> None:
+    assert statuses(wrong) == ["arithmetic"]
+    assert statuses(right) == ["ok"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "- 1M MACs at 2 MACs/cycle = 5.2 ms",  # cycles, not seconds: the clock is left out
+        "- 0.9 GPU utilisation = 15 ms / 16.7 ms at 60 fps",  # a condition after a stated value
+        "- 8 GPUs at 80 GB each = 700 GB",  # `each` is not read: unchecked, and says why
+    ],
+)
+def test_at_is_never_an_error_where_a_step_or_a_word_is_missing(line: str) -> None:
+    assert "arithmetic" not in statuses(line) and "unit-mismatch" not in statuses(line)
