@@ -36,8 +36,10 @@ def check_claims(record: Record, context: Context) -> Iterator[Finding]:
     cast, overflow, underflow, scaled_product, round_trip, arithmetic (each op rounded, or fp32
     then one rounding), accumulation (sequential or pairwise, in the dtype), loss_scaler (PyTorch
     GradScaler's update rule). dtypes: float16, float32 (numpy), bfloat16, float8_e4m3fn,
-    float8_e5m2 (ml_dtypes). Numbers are strings, read exactly like napkin math; stated values use
-    the tolerance of `qbank explain arithmetic`.
+    float8_e5m2 (ml_dtypes). Numbers are strings, read exactly like napkin math; a stated value is
+    the exact one rounded to the digits it states, never truncated (`0.333` is not bfloat16's 1/3,
+    0.333984375), and a cast stated as its own input must be exact; with `approx: true`, the `≈`
+    tolerance of `qbank explain arithmetic`.
 
     The checker refuses to run, with this finding on every claim, in a process that flushes
     subnormals to zero (research P13): its bfloat16 answers would be wrong. A question's claims

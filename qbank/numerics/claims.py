@@ -6,7 +6,8 @@ qbank.napkin (`"1e-7"`, `"65,536"`, `"2^-24"`), never YAML floats: YAML 1.1 and 
 stays cheap to load; qbank/numerics/verify.py runs the claims.
 
 `approx: true` makes a stated value use the `≈` tolerance of `qbank explain arithmetic`; otherwise a
-stated value must equal the exact result rounded or truncated to its stated digits.
+stated value must equal the exact result rounded to its stated digits (never truncated), and a cast
+stated as its own input must be exact.
 """
 
 from __future__ import annotations

@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from qbank.napkin.equations import agrees, stated
+from qbank.napkin import equations
+from qbank.napkin.equations import stated, within_tolerance
 from qbank.napkin.evaluate import format_number, parse
 from qbank.napkin.lexer import NapkinError, normalise, tokenize
 from qbank.numerics import claims as c
@@ -33,6 +34,19 @@ def flushes_subnormals() -> bool:
 
 def check(claim: Any) -> str | None:
     return _CHECKS[claim.kind](claim)
+
+
+def agrees(exact: Fraction, text: str, approx: bool = False) -> bool:
+    """Whether a claim's stated value matches an exact one: with `approx`, under the `≈` tolerance of
+    `qbank explain arithmetic`; otherwise it is the exact value rounded to the digits it states (a
+    tie either way), where napkin math may also truncate: bfloat16's 1/3 is 0.333984375, so `0.333`
+    is wrong (issue 31)."""
+    if approx:
+        return equations.agrees(exact, text, approx=True)
+    value, quantum = stated(text)
+    if not quantum or value == 0:
+        return equations.agrees(exact, text)  # a claimed zero, or no digits to round to: exact
+    return 2 * abs(exact - value) <= quantum and within_tolerance(exact, value, quantum, approx=False)
 
 
 def _show(value: Rounded) -> str:
@@ -72,6 +86,10 @@ def _cast(claim: c.Cast) -> str | None:
     x, rounded = _stored(claim)
     if not _outcome_agrees(rounded, claim.expect, claim.approx):
         return f"{claim.value} in {claim.dtype} becomes {_show(rounded)}, not {claim.expect}"
+    if not claim.approx and rounded != x and _is_input(claim.expect, x):
+        # `cast 0.1 to float16: 0.1`: at one digit 0.0999755859375 is 0.1, but a cast stated as its
+        # own input says the cast is exact, which it is not (issue 31)
+        return f"{claim.value} in {claim.dtype} becomes {_show(rounded)}: not exactly {claim.expect}"
     if claim.rel_error is not None:
         if isinstance(rounded, str) or x == 0:
             return "a relative error needs a finite, non-zero value"
@@ -81,6 +99,11 @@ def _cast(claim: c.Cast) -> str | None:
         ):
             return f"the relative error is {format_number(error * 100)}%, not {claim.rel_error}"
     return None
+
+
+def _is_input(expect: str, x: Fraction) -> bool:
+    """Whether a stated outcome is the input itself (not "inf" or "nan")."""
+    return expect.strip().lower().lstrip("+-") not in ("inf", "nan") and stated(expect)[0] == x
 
 
 def _overflow(claim: c.Overflow) -> str | None:

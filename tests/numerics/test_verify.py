@@ -114,3 +114,38 @@ def test_a_loss_scale_beyond_float32_is_refused_not_raised() -> None:
         with pytest.raises(NapkinError, match="beyond the range of float32"):
             run(kind="loss_scaler", steps=3, **{field: "1e400"})
     assert run(kind="loss_scaler", steps=1, init_scale="2^127", expect_scale={"1": "2^127"}) is None
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right"),
+    [
+        (  # 0.333984375: truncated to its digits, not rounded
+            {"kind": "arithmetic", "dtype": "bfloat16", "expr": "1/3", "expect": "0.333"},
+            {"kind": "arithmetic", "dtype": "bfloat16", "expr": "1/3", "expect": "0.334"},
+        ),
+        (  # 65,504 rounds to 66,000 at two digits, and to 65,500 at three
+            {"kind": "format_constant", "dtype": "float16", "field": "max", "expect": "65,000"},
+            {"kind": "format_constant", "dtype": "float16", "field": "max", "expect": "65,500"},
+        ),
+        (  # 0.0009765625
+            {"kind": "format_constant", "dtype": "float16", "field": "eps", "expect": "0.000976"},
+            {"kind": "format_constant", "dtype": "float16", "field": "eps", "expect": "0.000977"},
+        ),
+        (  # 0.0999755859375: a cast stated as its own input says it is exact
+            {"kind": "cast", "dtype": "float16", "value": "0.1", "expect": "0.1"},
+            {"kind": "cast", "dtype": "float16", "value": "0.1", "expect": "0.09998"},
+        ),
+    ],
+)
+def test_a_claim_is_its_exact_value_rounded_to_the_digits_it_states(
+    wrong: dict[str, Any], right: dict[str, Any]
+) -> None:
+    """issue 31: `verify:` values are compared at the precision they state; napkin math may
+    truncate (`7.7612 = 7.7`), a claim may not."""
+    assert run(**wrong)
+    assert run(**right) is None
+
+
+def test_a_cast_to_its_own_input_holds_where_the_cast_is_exact_or_approximate() -> None:
+    assert run(kind="cast", dtype="float16", value="0.5", expect="0.5") is None
+    assert run(kind="cast", dtype="float16", value="0.1", expect="0.1", approx=True) is None
