@@ -1,5 +1,6 @@
-"""Napkin math, re-executed: every equation in the Calculations section of `napkin_math` and in
-`realistic_solution` is evaluated exactly (qbank/napkin) and compared with what the author wrote.
+"""Napkin math, re-executed: every equation in `napkin_math` (each of its sections), in
+`realistic_solution` and in `common_mistake` is evaluated exactly (qbank/napkin) and compared with
+what the author wrote.
 
 The reference system asked an LLM whether the math was right, with a "5% tolerance" that lived only
 in a prompt (research/anchor-vault.md). Here the policy is code, and `qbank explain arithmetic`
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from qbank.checks.api import Context, MathTally
 from qbank.finding import Finding, Severity
-from qbank.napkin.equations import Budget, Outcome, calculations, check_text
+from qbank.napkin.equations import Budget, Outcome, calculations, check_text, shown_line
 from qbank.rules import declare
 
 if TYPE_CHECKING:  # the model (pydantic) loads only when a file is not in the audit cache
@@ -22,8 +23,9 @@ if TYPE_CHECKING:  # the model (pydantic) loads only when a file is not in the a
 
 def check_math(record: Record, context: Context) -> Iterator[Finding | MathTally]:
     tally = MathTally()
+    results = _results(record)
     for field, outcome in outcomes(record):
-        yield from _found(record, tally, field, outcome)
+        yield from _found(record, tally, field, outcome, results)
     if _has_details(record):
         yield tally
 
@@ -33,19 +35,20 @@ def _has_details(record: Record) -> bool:
 
 
 def outcomes(record: Record) -> Iterator[tuple[str, Outcome]]:
-    """Each relation the audit re-executes in a file, with its field (napkin_math: its Calculations
-    section; realistic_solution: all of it), in order; the page facts (checks/facts.py) show these
+    """Each relation the audit re-executes in a file, with its field (FIELDS, each all of it: wrong
+    math in a conclusion or a common mistake was never read, issue 31), in order; the page facts
+    (checks/facts.py) show these
     very outcomes, so a page never claims more than the audit checked. A spent work budget ends
     with one `limit` outcome, at the field of the first line not checked."""
     details = record.document.data.get("details")
     if record.tombstone or not isinstance(details, dict):
         return
-    budget, first_skipped = Budget(), ""  # the two fields share the file's work budget
-    for field in ("napkin_math", "realistic_solution"):
+    budget, first_skipped = Budget(), ""  # the fields share the file's work budget
+    for field in FIELDS:
         text = details.get(field)
         if not isinstance(text, str):
             continue
-        for outcome in check_text(calculations(text) if field == "napkin_math" else text, budget):
+        for outcome in check_text(text, budget):
             yield field, outcome
         first_skipped = first_skipped or (field if budget.skipped else "")
     spent = budget.outcome()
@@ -53,9 +56,40 @@ def outcomes(record: Record) -> Iterator[tuple[str, Outcome]]:
         yield first_skipped, spent
 
 
-def _found(record: Record, tally: MathTally, field: str, outcome: Outcome) -> Iterator[Finding]:
+# A common mistake's arithmetic is checked too: it tells a wrong idea, worked correctly (`70B × 1
+# byte = 70 GB`, forgetting the KV cache); on both StaffML corpora its equations all hold once a MAC
+# may count as two operations (readings.py).
+FIELDS = ("napkin_math", "realistic_solution", "common_mistake")
+
+
+def _results(record: Record) -> frozenset[str]:
+    """The lines where a relation states a result: the Calculations section and the answer. In the
+    other sections and the common mistake, a relation that cannot be read is counted (the summary's
+    equations less those checked) but not reported: there authors state formulas (`d = ln(0.05) /
+    ln(1 - p)`, `e^2 - e + 0.06 = 0`), not results."""
+    details = record.document.data.get("details")
+    if not isinstance(details, dict):
+        return frozenset()
+    napkin, answer = details.get("napkin_math"), details.get("realistic_solution")
+    lines = answer.splitlines() if isinstance(answer, str) else []
+    if isinstance(napkin, str):  # each line of napkin_math with some of its Calculations section in it
+        section = calculations(napkin)
+        start = napkin.find(section)
+        offset = 0
+        for line in napkin.splitlines(keepends=True):
+            if offset < start + len(section) and start < offset + len(line):
+                lines.append(line)
+            offset += len(line)
+    return frozenset(shown_line(line) for line in lines)
+
+
+def _found(
+    record: Record, tally: MathTally, field: str, outcome: Outcome, results: frozenset[str]
+) -> Iterator[Finding]:
     tally.add(outcome)
     reported = _RULES.get(outcome.status)
+    if outcome.status == "unchecked" and outcome.line not in results:
+        return
     if reported is not None:
         line, column = record.document.positions.in_value(("details", field), outcome.line)
         yield reported.finding(record.document.path, line, column, outcome.message, record.question_id)
@@ -69,7 +103,9 @@ ARITHMETIC = declare(
     Found: `a = b`, chains `a = b = c`, `≈`, `~`, `->`, inequalities `<`, `≤`, `>`, `≥` (a value
     stated to some digits may be half a unit of its last digit off; equal values are not `<`; one
     that bounds a name with no value is a condition, not a claim), and restatements `0.0065536 (6.5 * 10^-3)`
-    in the **Calculations:** section of napkin_math and anywhere in realistic_solution. Numbers are
+    anywhere in napkin_math, realistic_solution and common_mistake (outside the Calculations
+    section and the answer, one that cannot be read is a formula, `d = ln(0.05) / ln(1 - p)`:
+    counted, not reported). Numbers are
     exact (`Fraction(Decimal(text))`); `^` and `**` are powers, `×`, `·` and `x` between numbers
     multiply, `6×10⁻⁵` and `1e-7` are read as written, `65,536` and `1_000` are one number each, `7B`/`50M`/`4.1G`
     are magnitudes. Units are converted (80 GB / 2 TB/s = 40 ms; GB is 10^9 B, GiB 2^30 B).

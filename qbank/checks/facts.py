@@ -4,7 +4,8 @@ The exporter computes none of this: every verdict here is the audit's own, from 
 rules run (arithmetic.outcomes, numeric_claims.verdicts, gpu.resolve), so a page never claims more
 than the audit checked. `page_facts(record, context)` returns plain JSON (stable keys):
 
-    checked   {"napkin_math": [...], "realistic_solution": [...]}: each relation the audit
+    checked   {"napkin_math": [...], "realistic_solution": [...], "common_mistake": [...]}: each
+              relation the audit
               re-executed, in order, as {"line": the source line, stripped; "relation": the
               relation as read; "status": ok | labels | arithmetic | unit-mismatch | unchecked |
               limit; "verdict": holds | fails | not checked; "message": why, when it is not ok}
@@ -16,8 +17,8 @@ than the audit checked. `page_facts(record, context)` returns plain JSON (stable
               "device_class", "cc", "driver", "cuda", "libs", "date", "probe_id", "verdict"}
     answer    the question's numeric answer, or null. The value stated in the `**Conclusion…**`
               section of napkin_math that equals (same value and dimensions, as the audit reads
-              both) the stated result of an `=` or `≈` the audit checked "ok" in the Calculations
-              section: the first such value of the conclusion, and the last such equation. Its
+              both) the stated result of an `=` or `≈` the audit checked "ok" in napkin_math: the
+              first such value of the conclusion, and the last such equation. Its
               exact value is that equation's computed side, evaluated by the audit's evaluator in
               each reading mode where the equation holds (units.MODES, less the binary `KB` where
               it writes an IEC unit, as the audit does): {"text": as the conclusion writes it;
@@ -42,7 +43,7 @@ from qbank.napkin.meter import metered
 if TYPE_CHECKING:
     from qbank.model.records import Record
 
-FIELDS = ("napkin_math", "realistic_solution")
+FIELDS = arithmetic.FIELDS
 _VERDICT = {
     "ok": "holds",
     "labels": "holds",

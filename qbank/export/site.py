@@ -318,7 +318,7 @@ def _prose(
         "question": html(question.get("question")),
         "options": [html(option) for option in details["options"]] if details.get("options") else None,
         "solution": html(details["realistic_solution"], "realistic_solution"),
-        "mistake": html(details.get("common_mistake")),
+        "mistake": html(details.get("common_mistake"), "common_mistake"),
         "napkin": html(details.get("napkin_math"), "napkin_math"),
     }
 

@@ -51,7 +51,9 @@ from qbank.napkin.readings import (
     b_mixes,
     conversions,
     corners,
+    is_mac,
     labels,
+    macs_as_two,
     percent_points,
 )
 from qbank.napkin.symbolic import cited
@@ -134,7 +136,7 @@ def check_text(text: str, budget: Budget | None = None) -> list[Outcome]:
     end = 0  # of the line in text
     for line in text.splitlines(keepends=True):
         start, end = end, end + len(line)
-        line = line.rstrip("\r\n")
+        line = _HEADING.sub(lambda m: " " * len(m.group()), line.rstrip("\r\n"), count=1)
         if budget is not None and budget.left <= 0:
             if _has_math(line):
                 budget.skipped.append(line.strip())
@@ -149,6 +151,16 @@ def check_text(text: str, budget: Budget | None = None) -> list[Outcome]:
             if budget is not None:
                 budget.left -= cost
     return outcomes
+
+
+# A line's leading bold heading, `**Conclusion:**`, `**The Pitfall:**`: never math, so a relation on
+# its line is shown (and placed, by its text) from where the math starts, as in a section's body.
+_HEADING = re.compile(r"^\s*\*\*[^*\n]{1,80}\*\*:?")
+
+
+def shown_line(line: str) -> str:
+    """A source line as its outcomes give it (Outcome.line): less a leading heading, stripped."""
+    return _HEADING.sub("", line, count=1).strip()
 
 
 # The value stated last in an equation: after its last `=`, `≈` or `~`, maybe with `$`.
@@ -933,6 +945,8 @@ def _readings(tokens: list[Token], operands: list[Token], points: bool) -> Itera
     MAX_CONVERSIONS)."""
     if any(t.kind == "word" and t.text == "at" for t in tokens):
         yield "`at` as a quotient", at_divides
+    if any(t.kind == "word" and is_mac(t.text) for t in tokens):
+        yield "a MAC as two operations", macs_as_two
     if points:
         yield "% as percentage points", percent_points
     yield from b_mixes(tokens)

@@ -13,6 +13,7 @@ evaluator itself is not touched, and a line that agrees as written never gets he
   (1,440 minutes in a day), `7 days * 24 hours * 3600 seconds = 604,800 seconds`, `/ 8` beside a
   unit in bits. A literal that names no unit change on its line is a number like any other, so
   `80 GB / 2 TB/s = 40 s` stays an error.
+- a MAC as two operations (`1 MAC = 2 FLOPs`), where units.py counts one.
 - `at` between two quantities as a quotient (as written, a product): `15 ms at 3 mW = 45 uJ`, but
   `200 MB at 5 MB/s = 40 s`.
 - units as labels, only where the units as written cannot balance (a `unit-mismatch`): every unit
@@ -222,6 +223,24 @@ def percent_points(node: Node) -> Node:
 
 
 _PERCENT: Node = ("num", Fraction(1, 100), "", -1)  # what the parser multiplies by for a `%`
+
+
+# --- a MAC as two operations ----------------------------------------------------------------------
+
+
+def is_mac(word: str) -> bool:
+    """`MAC`, `MACs`, `GMACs`, `MACS`: multiply-accumulates, which units.py counts as one operation."""
+    return is_unit(word) and word.upper().rstrip("S").endswith("MAC")
+
+
+def macs_as_two(node: Node) -> Node:
+    """`1 MAC = 2 FLOPs`, `2.2M MACs = 4.4M FLOPs`: a MAC as the two operations (a multiply and an
+    add) many authors count, where units.py counts one; an author may mean either."""
+
+    def leaf(n: Node) -> Node | None:
+        return ("bin", "*", ("num", Fraction(2), "", -1), n) if n[0] == "unit" and is_mac(n[1]) else None
+
+    return rewrite(node, leaf)
 
 
 # --- `at` as a quotient ---------------------------------------------------------------------------

@@ -59,3 +59,48 @@ def test_the_math_limit_rule_documents_the_work_budgets_the_code_has() -> None:
         f"one file (both fields) {equations.FILE_WORK:,},",
     ):
         assert stated in doc
+
+
+def _with(tmp_path: Path, old: str, new: str) -> Path:
+    """The valid example with `old` replaced by `new`, in a bank-shaped folder."""
+    text = VALID.read_text(encoding="utf-8")
+    assert old in text
+    edited = tmp_path / "cloud" / "precision" / VALID.name
+    edited.parent.mkdir(parents=True, exist_ok=True)
+    edited.write_text(text.replace(old, new), encoding="utf-8")
+    return edited
+
+
+def _wrong_lines(path: Path) -> list[tuple[int, str]]:
+    _, report = audit_json(str(path))
+    return [(f["line"], f["name"]) for f in report["findings"] if f["name"] == "arithmetic"]
+
+
+def test_equations_in_every_napkin_section_and_in_the_common_mistake_are_checked(tmp_path: Path) -> None:
+    """issue 31: wrong math in the conclusion, the assumptions or the common mistake was never read."""
+    cases = [
+        ("**Conclusion:** scaled,", "**Conclusion:** 8 × 80 GB = 600 GB; scaled,", 24),
+        ("**Assumptions:** a late-training", "**Assumptions:** 2 × 3 = 7; a late-training", 22),
+        ("as convergence.", "as convergence; 8 × 80 GB = 600 GB.", 18),
+    ]
+    for old, new, line in cases:
+        assert _wrong_lines(_with(tmp_path, old, new)) == [(line, "arithmetic")]
+        right = new.replace("600 GB", "640 GB").replace("= 7", "= 6")
+        assert _wrong_lines(_with(tmp_path, old, right)) == []
+
+
+def test_a_formula_outside_the_results_is_counted_not_reported(tmp_path: Path) -> None:
+    """A relation with names and no values (`p^2 - p + 0.06 = 0`) in an assumption is a formula:
+    counted among the equations, not checked, and no warning; among the results, a warning."""
+    edited = _with(
+        tmp_path,
+        "**Assumptions:** a late-training",
+        "**Assumptions:** p^2 - p + 0.06 = 0; a late-training",
+    )
+    code, report = audit_json(str(edited))
+    assert (code, report["findings"]) == (0, [])
+    math = report["summary"]["math"]
+    assert math["equations"] == math["checked"] + 1
+    in_results = _with(tmp_path, "**Calculations:** ", "**Calculations:** p^2 - p + 0.06 = 0; ")
+    _, report = audit_json(str(in_results))
+    assert [f["name"] for f in report["findings"]] == ["unchecked-equation"]

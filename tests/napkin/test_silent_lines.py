@@ -218,3 +218,12 @@ def test_at_between_two_quantities_is_read_by_their_units(wrong: str, right: str
 )
 def test_at_is_never_an_error_where_a_step_or_a_word_is_missing(line: str) -> None:
     assert "arithmetic" not in statuses(line) and "unit-mismatch" not in statuses(line)
+
+
+@pytest.mark.parametrize(
+    ("right", "wrong"),
+    [("- 1 MAC = 2 FLOPs", "- 1 MAC = 3 FLOPs"), ("- 2.2M MACs = 4.4M ops", "- 2.2M MACs = 5M ops")],
+)
+def test_a_mac_may_count_as_two_operations(right: str, wrong: str) -> None:
+    assert statuses(right) == ["ok"]
+    assert statuses(wrong) == ["arithmetic"]

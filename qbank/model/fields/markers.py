@@ -90,8 +90,9 @@ def napkin_math_markers(text: str) -> Problem | None:
     `**Assumptions…**` (any suffix, e.g. `**Assumptions & Constraints:**`), then exactly
     `**Calculations:**`, then `**Conclusion…**` (e.g. `**Conclusion & Interpretation:**`).
 
-    The arithmetic checker reads the Calculations section, so its marker has one spelling;
-    `**Result:**` or `**Calculation:**` are reported with the exact marker to write.
+    Readers find the sections by these markers (the study site, `qbank fix`), so the Calculations
+    marker has one spelling; `**Result:**` or `**Calculation:**` are reported with the exact marker
+    to write. (The arithmetic checker reads every section, whatever its markers.)
 
     Fails:
         napkin_math: |
