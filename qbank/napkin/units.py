@@ -6,8 +6,9 @@ Why not Pint: it reads `Gb` as gilbert, `mb` as millibarn and `1,5 ms` as 15 ms,
 - bytes and bits: `B`, `bytes`, `b`, `bit(s)` (1 B = 8 b), decimal prefixes `kB MB GB TB PB` (10^3k)
   and binary `KiB MiB GiB TiB` (2^10k). `KB`/`MB`/`GB` stay decimal; see MODES for the binary reading.
 - time: `ns us µs ms s sec min h hr hour day week month year`; rates with `/s`, `/hr`, `Hz`.
-- operations: `FLOP`/`FLOPs`, `OP(s)`, `MAC(s)` are one dimension (a MAC counts as one operation:
-  conventions differ, so a factor of 2 is the author's to write); `FLOPS`, `OPS`, `TOPS` are per second.
+- operations: `FLOP`/`FLOPs`, `OP(s)`, `MAC(s)` are one dimension (a MAC counts as one operation;
+  conventions differ, so a line that holds only with a MAC as two, `1 MAC = 2 FLOPs`, holds under
+  that reading: readings.macs_as_two); `FLOPS`, `OPS`, `TOPS` are per second.
 - energy and power: `J`, `W`, `Wh` (3600 J), `V`, `A`, `Ah`/`mAh`; money: `$`, `USD`, `cents`;
   `m`, `km`, `°C`, `g`, `kg`, `t` (`kgCO₂`, `t CO2e`); dimensionless `%`, `x`, `million`, `billion`.
 - counts (`tokens`, `params`, `layers`, `GPUs` …) are dimensionless: `70B params × 2 bytes = 140 GB`.
