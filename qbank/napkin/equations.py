@@ -534,6 +534,10 @@ def _at(token: Token, segment: list[Token], j: int, floor: int) -> bool:
     return token.text == "at" and j > floor and segment[j - 1].kind in ("num", "word", "percent", "rparen")
 
 
+def _has_at(tokens: Sequence[Token]) -> bool:
+    return any(t.kind == "word" and t.text == "at" for t in tokens)
+
+
 def _name_operand(word: Token | None, edge: Token | None, times: bool = True) -> str:
     """`N` in `N - 1`, `P * 2`, `2 * N`: a word that is not a unit, count or function, joined to the
     term by an operator, is an operand with no value, never a note to drop (`N - 1 = 2` was read as
@@ -624,9 +628,7 @@ def _range(
     if len(low) != 1 or low[0].kind != "num" or low[0].suffix:
         return None, j
     high, stop = _forward(segment, j + 1, end, text)
-    if high is None or high.low is not None or high.unreadable or high.tokens[0].kind != "num":
-        return None, stop
-    if not _bare(high.tokens):
+    if high is None or high.low or high.unreadable or high.tokens[0].kind != "num" or not _bare(high.tokens):
         return None, stop
     high.low = read_term([low[0], *high.tokens[1:]], text)
     high.low.text = text[low[0].start : high.tokens[-1].start + len(high.tokens[-1].text)]  # as written
@@ -762,9 +764,8 @@ def _check_chain(terms: list[Term], relations: list[str]) -> list[Outcome]:
         low = terms[i].low
         if low is not None:
             shown = f"{terms[reference].text} {relation} {low.text}"
-            outcomes.append(
-                _in_range(a, evaluate_term(low, modes), b, shown, modes, terms[reference], reference)
-            )
+            bounds = (evaluate_term(low, modes), b)
+            outcomes.append(_in_range(a, bounds, relation, shown, modes, terms[reference], reference))
             continue
         outcome = _compare(a, b, approx, shown, units_written, modes)
         if outcome.status != "ok" and terms[i].lead is not None:
@@ -798,8 +799,8 @@ def _inequality(
 
 def _in_range(
     a: Value,
-    low: Value | Outcome,
-    high: Value,
+    bounds: tuple[Value | Outcome, Value],
+    relation: str,
     shown: str,
     modes: tuple[Mode, ...],
     left: Term,
@@ -807,6 +808,7 @@ def _in_range(
 ) -> Outcome:
     """`8 × 80 GB = 600-700 GB` holds: the value is at least the low end and at most the high end,
     each as an inequality reads a stated value (half a unit of its last digit either way)."""
+    low, high = bounds
     if isinstance(low, Outcome):
         return Outcome(low.status, shown, low.message)
     for bound, relation in ((low, "≥"), (high, "≤")):
@@ -815,7 +817,7 @@ def _in_range(
             exact = _shown(a.by_mode[modes[0]], high)
             outcome = Outcome("arithmetic", shown, f"{shown}: the left side is {exact}, outside the range")
         if outcome.status != "ok":
-            return _excuse(outcome, "=", left, a, bound, reference)
+            return _excuse(outcome, relation, left, a, bound, reference)
     return Outcome("skipped", shown) if a.unknown or high.unknown else Outcome("ok", shown)
 
 
@@ -943,7 +945,7 @@ def _readings(tokens: list[Token], operands: list[Token], points: bool) -> Itera
     side is written so, `B` number by number, then the conversion literals among the operands of a
     computed side, each alone and then in every set of them (all of them at once past
     MAX_CONVERSIONS)."""
-    if any(t.kind == "word" and t.text == "at" for t in tokens):
+    if _has_at(tokens):
         yield "`at` as a quotient", at_divides
     if any(t.kind == "word" and is_mac(t.text) for t in tokens):
         yield "a MAC as two operations", macs_as_two
@@ -1055,7 +1057,7 @@ def _excuse(outcome: Outcome, relation: str, left: Term, a: Value, b: Value, ref
         return Outcome("skipped", outcome.text)  # `240 GB -> 60 GB` is a change, not an equality
     if relation == "(=)" and outcome.status == "unit-mismatch":
         return Outcome("skipped", outcome.text)  # `13.6 ms/token (3.3x speedup)`: another quantity
-    if outcome.status == "unit-mismatch" and any(t.kind == "word" and t.text == "at" for t in a.tokens):
+    if outcome.status == "unit-mismatch" and _has_at(a.tokens):
         return Outcome("skipped", outcome.text)  # `1M MACs at 2 MACs/cycle = 5.2 ms`: a step left out
     if (
         left.label
