@@ -133,7 +133,8 @@ ARITHMETIC = declare(
     fails); a plain number after words may be a name (`Step 2 = 3 × 4` is not read). A stated
     range holds when the value lies in it, each end as an inequality reads it (`8 × 80 GB =
     600-700 GB` passes, `= 10-20 GB` fails). `at` (or `@`) between two quantities on a computed side is a
-    product or a quotient, as their units say: `15 ms at 3 mW = 45 uJ`, `200 MB at 5 MB/s = 40 s`;
+    product or a quotient, as their units say: `15 ms at 3 mW = 45 uJ`, `200 MB at 5 MB/s = 40 s`
+    (`each` after the second, `8 GPUs at 80 GB each`, says what the product says);
     where neither balances (`1M MACs at 2 MACs/cycle = 5.2 ms`, a clock left out) it is not read.
     Each stated value is compared with the last computed expression before it, so rounding never
     compounds along a chain. A line that fails as written is an error only when no other reading

@@ -1069,6 +1069,8 @@ def _excuse(outcome: Outcome, relation: str, left: Term, a: Value, b: Value, ref
     if decibels and not (_decibels(a.tokens) and _decibels(b.tokens)):
         return Outcome("unchecked", outcome.text, f"{outcome.message}; {_DECIBEL_REASON}")
     unknown = [w for w in a.unknown + b.unknown if not (decibels and units.is_decibel(w))]
+    if a.stated is None:  # `8 GPUs at 80 GB each`: on a computed side, `each` says what × says
+        unknown = [w for w in unknown if w not in _EACH or w in b.unknown]
     if unknown and not _clear_despite_prose(outcome, a, b) and not _counted(outcome, a, b):
         words = ", ".join(dict.fromkeys(repr(w) for w in unknown))
         return Outcome("unchecked", outcome.text, f"{outcome.message}; not sure what {words} means here")
@@ -1083,6 +1085,7 @@ def _measured(value: Value) -> bool:
     return value.stated is not None and any(q.dims != units.NONE for q in (value.unit or {}).values())
 
 
+_EACH = frozenset({"each", "apiece"})
 _DECIBEL_REASON = "decibels add on a log scale (two levels do not add as numbers), which is not checked"
 # Words after a stated result that change what the number means: a share (`80 GB each`), a rate
 # (`5 GB a day`), a difference (`4 GB more`), a bound (`40 GB at least`), what is left (`20 GB

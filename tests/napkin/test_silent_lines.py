@@ -5,10 +5,10 @@ Lines written for this module. Covered here: the largest SI and IEC prefixes (`1
 fullwidth `＝`, `≒`) and spaced en and em dashes between quantities (read as ranges), which made a
 line silent; `≈` one unit off a single digit (`1 * 1 ≈ 2`); a value an arrow states of a
 calculation (`2 × 3 -> 9`); a measured value after a title (`Total 700 GB = 8 × 80 GB`); a stated
-range the value is outside (`8 × 80 GB = 10-20 GB`); `at` between quantities (`1000 steps at 3 s =
-2000 s`). And right lines once flagged: a result rounded to its last significant digit (`= 3,700`
-for 3,702), and a number grouped as Python writes it (`1_000`). The issue's other rows are still
-open.
+range the value is outside (`8 × 80 GB = 10-20 GB`); `at` and `each` between quantities (`8 GPUs
+at 80 GB each = 700 GB`). And right lines once flagged: a result rounded to its last significant
+digit (`= 3,700` for 3,702), and a number grouped as Python writes it (`1_000`). The issue's other
+rows are still open.
 """
 
 from __future__ import annotations
@@ -213,7 +213,6 @@ def test_at_between_two_quantities_is_read_by_their_units(wrong: str, right: str
     [
         "- 1M MACs at 2 MACs/cycle = 5.2 ms",  # cycles, not seconds: the clock is left out
         "- 0.9 GPU utilisation = 15 ms / 16.7 ms at 60 fps",  # a condition after a stated value
-        "- 8 GPUs at 80 GB each = 700 GB",  # `each` is not read: unchecked, and says why
     ],
 )
 def test_at_is_never_an_error_where_a_step_or_a_word_is_missing(line: str) -> None:
@@ -227,3 +226,19 @@ def test_at_is_never_an_error_where_a_step_or_a_word_is_missing(line: str) -> No
 def test_a_mac_may_count_as_two_operations(right: str, wrong: str) -> None:
     assert statuses(right) == ["ok"]
     assert statuses(wrong) == ["arithmetic"]
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right"),
+    [
+        ("- 8 GPUs at 80 GB each = 700 GB", "- 8 GPUs at 80 GB each = 640 GB"),
+        ("- 8 GPUs × 80 GB each = 700 GB", "- 8 GPUs × 80 GB each = 640 GB"),
+    ],
+)
+def test_each_on_a_computed_side_says_what_the_product_says(wrong: str, right: str) -> None:
+    assert statuses(wrong) == ["arithmetic"]
+    assert statuses(right) == ["ok"]
+
+
+def test_each_after_a_stated_value_is_still_a_share() -> None:
+    assert statuses("- 8 × 80 GB = 10 GB each") == ["unchecked"]  # 640 GB over some count: not said
