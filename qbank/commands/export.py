@@ -56,9 +56,7 @@ def export_json(out: Path, force: bool) -> None:
     """One JSON document (schema/release.schema.json), sorted by id, with content hashes."""
     from qbank.export import release
 
-    _file_export(
-        out, force, "JSON", release.is_export, lambda chosen, out, _: release.write_json(chosen, out)
-    )
+    _file_export(out, force, "JSON", release.is_export, _without_bank(release.write_json))
 
 
 @export.command("sqlite")
@@ -68,7 +66,7 @@ def export_sqlite(out: Path, force: bool) -> None:
     """A SQLite file: questions, tags, taxonomy, and an FTS5 index (questions_fts)."""
     from qbank.export import sqlite
 
-    _file_export(out, force, "SQLite", sqlite.is_export, lambda chosen, out, _: sqlite.write(chosen, out))
+    _file_export(out, force, "SQLite", sqlite.is_export, _without_bank(sqlite.write))
 
 
 @export.command("site")
@@ -98,9 +96,9 @@ def export_all(out: Path, force: bool) -> None:
     from qbank.export import anki, release, site, sqlite
     from qbank.export import files as outputs
 
-    singles: tuple[tuple[str, str, Callable[[Path], bool], Callable[[Release, Path, Path], object]], ...] = (
-        ("release.json", "JSON", release.is_export, lambda chosen, out, _: release.write_json(chosen, out)),
-        ("release.sqlite", "SQLite", sqlite.is_export, lambda chosen, out, _: sqlite.write(chosen, out)),
+    singles: tuple[tuple[str, str, Callable[[Path], bool], _Writer], ...] = (
+        ("release.json", "JSON", release.is_export, _without_bank(release.write_json)),
+        ("release.sqlite", "SQLite", sqlite.is_export, _without_bank(sqlite.write)),
         ("qbank.apkg", "Anki", anki.is_export, _write_anki),
     )
 
@@ -143,6 +141,14 @@ def export_anki(out: Path, force: bool) -> None:
     _file_export(out, force, "Anki", anki.is_export, _write_anki)
 
 
+_Writer = Callable[["Release", Path, Path], object]  # the release, the output and the bank's root
+
+
+def _without_bank(write: Callable[[Release, Path], object]) -> _Writer:
+    """A writer that needs only the release and the output (JSON, SQLite), as a _Writer."""
+    return lambda chosen, out, _: write(chosen, out)
+
+
 def _write_anki(chosen: Release, out: Path, bank: Path) -> None:
     """The deck; notes an earlier export rendered are kept in the bank's cache (qbank.engine.store)."""
     from qbank.engine import store
@@ -157,7 +163,7 @@ def _file_export(
     force: bool,
     kind: str,
     is_export: Callable[[Path], bool],
-    write: Callable[[Release, Path, Path], object],
+    write: _Writer,
 ) -> None:
     """A single-file export: `out` is refused unless new, an earlier export of this kind, or --force.
     `write` is given the release, `out` and the bank's root."""

@@ -136,7 +136,7 @@ def check_text(text: str, budget: Budget | None = None) -> list[Outcome]:
     end = 0  # of the line in text
     for line in text.splitlines(keepends=True):
         start, end = end, end + len(line)
-        line = _HEADING.sub(lambda m: " " * len(m.group()), line.rstrip("\r\n"), count=1)
+        line = _without_heading(line.rstrip("\r\n"))
         if budget is not None and budget.left <= 0:
             if _has_math(line):
                 budget.skipped.append(line.strip())
@@ -158,9 +158,14 @@ def check_text(text: str, budget: Budget | None = None) -> list[Outcome]:
 _HEADING = re.compile(r"^\s*\*\*[^*\n]{1,80}\*\*:?")
 
 
+def _without_heading(line: str) -> str:
+    """The line with its leading heading, if any, blanked out (its length kept)."""
+    return _HEADING.sub(lambda m: " " * len(m.group()), line, count=1)
+
+
 def shown_line(line: str) -> str:
     """A source line as its outcomes give it (Outcome.line): less a leading heading, stripped."""
-    return _HEADING.sub("", line, count=1).strip()
+    return _without_heading(line).strip()
 
 
 # The value stated last in an equation: after its last `=`, `≈` or `~`, maybe with `$`.
