@@ -66,7 +66,7 @@ def export_sqlite(out: Path, force: bool) -> None:
     """A SQLite file: questions, tags, taxonomy, and an FTS5 index (questions_fts)."""
     from qbank.export import sqlite
 
-    _file_export(out, force, "SQLite", sqlite.is_export, _without_bank(sqlite.write))
+    _file_export(out, force, "SQLite", sqlite.is_export, _write_sqlite)
 
 
 @export.command("site")
@@ -98,7 +98,7 @@ def export_all(out: Path, force: bool) -> None:
 
     singles: tuple[tuple[str, str, Callable[[Path], bool], _Writer], ...] = (
         ("release.json", "JSON", release.is_export, _without_bank(release.write_json)),
-        ("release.sqlite", "SQLite", sqlite.is_export, _without_bank(sqlite.write)),
+        ("release.sqlite", "SQLite", sqlite.is_export, _write_sqlite),
         ("qbank.apkg", "Anki", anki.is_export, _write_anki),
     )
 
@@ -147,6 +147,16 @@ _Writer = Callable[["Release", Path, Path], object]  # the release, the output a
 def _without_bank(write: Callable[[Release, Path], object]) -> _Writer:
     """A writer that needs only the release and the output (JSON, SQLite), as a _Writer."""
     return lambda chosen, out, _: write(chosen, out)
+
+
+def _write_sqlite(chosen: Release, out: Path, bank: Path) -> None:
+    """The database; updated in place when the bank's cache says it is the file the last export
+    wrote (qbank.engine.store, Store.exported)."""
+    from qbank.engine import store
+    from qbank.export import sqlite
+
+    with store.memory(bank) as memory:
+        sqlite.write(chosen, out, ledger=memory)
 
 
 def _write_anki(chosen: Release, out: Path, bank: Path) -> None:

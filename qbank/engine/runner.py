@@ -1,7 +1,7 @@
 """Worker processes: the per-file checks, and the two halves of a large near-duplicate search. The
 one place the audit starts processes and keeps worker state (_WORKER, _FORKED), and sets the
 garbage collector (collector_paused; cli.run freezes it at exit); the per-file chunks shrink as
-the work runs out."""
+the work runs out. Also the threads that deflate a large export (deflated)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import contextlib
 import gc
 import itertools
 import os
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -156,3 +157,28 @@ def _confirm_forked() -> tuple[Any, Any, Any]:
     assert _FORKED is not None
     confirm, left, right = _FORKED
     return confirm(left, right)
+
+
+DEFLATE_CHUNK = 4 * 1024 * 1024  # bytes deflated apart: a 42 MB Anki collection is 11 chunks
+
+
+def deflated(data: bytes, level: int) -> bytes:
+    """`data` as one raw deflate stream (RFC 1951), its chunks deflated in threads (zlib lets go of
+    the GIL while it works): each chunk but the last ends with a sync flush, an empty stored block
+    that ends its output on a byte boundary, so the outputs joined are one stream, as pigz makes
+    them. The chunks do not depend on the number of threads, so neither do the bytes. At level 1,
+    two cores pack a 42 MB collection in 0.16 s, one in 0.27 s, 0.05% larger (benchmarks/export_site.py)."""
+    import concurrent.futures  # only an export that packs a deck starts threads
+
+    view = memoryview(data)
+    starts = range(0, max(len(data), 1), DEFLATE_CHUNK)
+
+    def pack(start: int) -> bytes:
+        packer = zlib.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS)
+        last = start + DEFLATE_CHUNK >= len(data)
+        return packer.compress(view[start : start + DEFLATE_CHUNK]) + packer.flush(
+            zlib.Z_FINISH if last else zlib.Z_SYNC_FLUSH
+        )
+
+    with concurrent.futures.ThreadPoolExecutor(cpus()) as pool:
+        return b"".join(pool.map(pack, starts))

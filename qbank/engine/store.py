@@ -56,7 +56,7 @@ from qbank.engine.views import View
 from qbank.finding import Finding, Severity
 from qbank.similarity import HASHES
 
-FORMAT = 7  # bump when what the database holds changes: a database of another format is started afresh
+FORMAT = 8  # bump when what the database holds changes: a database of another format is started afresh
 _KEY_BYTES = 20
 # A file's row: its findings (JSON), napkin-math counts and BankEntry (path NULL: none), in plain
 # columns: decoding one JSON document per file took a third of a warm audit's reading of the cache.
@@ -65,6 +65,8 @@ _KEY_BYTES = 20
 # holds the release view an export made of a file (qbank/engine/views.py), a column per field, used
 # only when shaped as views.release_view makes them, and decoded only by the export. `rendered` keeps
 # text an export rendered (Anki's notes), by a key of all it was made from (Store.rendered).
+# `exported` holds, for a file an export wrote (SQLite), its status then and what it was made from
+# (Store.exported), so the next export may update it in place.
 # IF NOT EXISTS: two audits that find the same new, empty database both make the tables; SQLite keeps
 # each statement without those words in sqlite_master (so _schema compares them as made).
 _TABLES = """
@@ -77,6 +79,7 @@ _TABLES = """
     CREATE TABLE IF NOT EXISTS views (key BLOB PRIMARY KEY, status TEXT, id TEXT, content_hash TEXT,
         record TEXT, listing TEXT, facts TEXT);
     CREATE TABLE IF NOT EXISTS rendered (key BLOB PRIMARY KEY, text TEXT);
+    CREATE TABLE IF NOT EXISTS exported (path TEXT PRIMARY KEY, status BLOB, made TEXT);
 """
 _COLUMNS = 16  # of files
 _INSERT_VIEW = f"INSERT OR REPLACE INTO views VALUES (?{', ?' * len(View._fields)})"
@@ -175,6 +178,26 @@ class Store:
             rows = [(key(name.encode()), text) for name, text in made.items()]
             self._db.executemany("INSERT OR REPLACE INTO rendered VALUES (?, ?)", rows)
             self._prune("rendered", "key", {key(name.encode()) for name in live})
+
+    def exported(self, out: Path) -> str | None:
+        """What the file an export last wrote at `out` was made from (keep_exported), if `out` is still
+        that file: the same path and status (device, inode, size, mtime, ctime; see status). A write
+        by anyone else changes its mtime and ctime, and then the export builds the file anew."""
+        path = os.path.realpath(out)
+        with contextlib.suppress(OSError, sqlite3.Error):  # gone, unreadable: built anew
+            status = self.status(path, os.stat(path, follow_symlinks=False))
+            row = self._db.execute(
+                "SELECT made FROM exported WHERE path = ? AND status = ?", (path, status)
+            ).fetchone()
+            return row[0] if row and type(row[0]) is str else None
+        return None
+
+    def keep_exported(self, out: Path, made: str) -> None:
+        """Record the file an export just wrote at `out`, with what it was made from."""
+        path = os.path.realpath(out)
+        with contextlib.suppress(OSError, sqlite3.Error), self._db:
+            status = self.status(path, os.stat(path, follow_symlinks=False))
+            self._db.execute("INSERT OR REPLACE INTO exported VALUES (?, ?, ?)", (path, status, made))
 
     def _rows_of(self, table: str, keys: list[bytes]) -> list[Any]:
         """The rows of `table` (keyed by `key`) for these keys, looked up through a temporary table of

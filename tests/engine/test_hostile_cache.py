@@ -43,10 +43,12 @@ NAMES = {
     ("table", "stats"),
     ("table", "views"),
     ("table", "rendered"),
+    ("table", "exported"),
     ("index", "sqlite_autoindex_files_1"),
     ("index", "sqlite_autoindex_stats_1"),
     ("index", "sqlite_autoindex_views_1"),
     ("index", "sqlite_autoindex_rendered_1"),
+    ("index", "sqlite_autoindex_exported_1"),
 }
 
 

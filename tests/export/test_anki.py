@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import itertools
 import shutil
+import sqlite3
 import zipfile
 from pathlib import Path
 
@@ -56,7 +58,8 @@ def test_anki_imports_the_deck_and_updates_it_in_place(
 def test_math_is_left_for_anki_and_l6_plus_is_a_valid_tag(bank: Path) -> None:
     chosen = release_of(bank)
     math = next(e for e in chosen.entries if e.id == "cloud-202611-e003")
-    fields, _ = anki._note(math.data, anki.markdown.renderer(anki.markdown.for_anki))
+    joined, _ = anki._note(math.data, anki.markdown.renderer(anki.markdown.for_anki))
+    fields = joined.split("\x1f")
     assert "\\(2^{-24}\\)" in fields[3] and "\\[2^{-24}" in fields[6]
     lifted = math.data | {"level": "L6+"}
     assert "L6plus" in anki._tags(lifted)
@@ -104,10 +107,34 @@ def test_notes_kept_in_the_cache_are_not_rendered_again_and_make_the_same_deck(
         question.write_text(question.read_text().replace("A zeppelin fleet", "A blimp fleet"))
         anki.write(release_of(edited), tmp_path / "edited.apkg", memory=memory)
         assert rendered[len(chosen.entries) :] == ["edge-202611-e001"]
-        memory._db.execute("UPDATE rendered SET text = '[[\"too few fields\"], []]'")
+        memory._db.execute("UPDATE rendered SET text = 'too few fields\x1etags'")
         anki.write(chosen, tmp_path / "mended.apkg", memory=memory)
     assert len(rendered) == 2 * len(chosen.entries) + 1
     decks = {
         name: (tmp_path / f"{name}.apkg").read_bytes() for name in ("plain", "first", "second", "mended")
     }
     assert len(set(decks.values())) == 1
+
+
+def test_the_collection_holds_the_rows_genanki_writes(bank: Path, tmp_path: Path) -> None:
+    """The notes and cards inserted in bulk are the rows genanki's own Package writes (its Note per
+    question, with this deck's GUIDs), and the zip written here is one that zipfile reads whole."""
+    notes, stamp = anki._notes(release_of(bank), None), 1_767_225_600
+    model, deck = anki._model(), genanki.Deck(anki.DECK_ID, "qbank")
+    for joined, tags in notes:
+        fields = joined.split("\x1f")
+        deck.add_note(
+            genanki.Note(model=model, fields=fields, tags=tags.split(), guid=genanki.guid_for(fields[0]))
+        )
+    theirs = sqlite3.connect(tmp_path / "genanki.anki2")
+    genanki.Package(deck).write_to_db(theirs.cursor(), stamp, itertools.count(stamp * 1000))
+    theirs.commit()
+    ours = sqlite3.connect(":memory:")
+    ours.deserialize(anki._collection(notes, "qbank", stamp))
+    assert list(ours.iterdump()) == list(theirs.iterdump())
+    assert ours.execute("SELECT count(*) FROM cards").fetchone() == (len(RELEASED),)
+    deck_file = tmp_path / "deck.apkg"
+    deck_file.write_bytes(anki._package({"collection.anki2": b"x" * 100_000, "media": b"{}"}))
+    with zipfile.ZipFile(deck_file) as archive:
+        assert archive.testzip() is None and archive.comment == anki.MARK
+        assert archive.read("collection.anki2") == b"x" * 100_000 and archive.namelist()[1] == "media"

@@ -1,9 +1,11 @@
 from __future__ import annotations
 
 import re
+import shutil
 import sqlite3
 from pathlib import Path
 
+from qbank.engine import store
 from qbank.export import sqlite
 from tests.conftest import REPO
 from tests.export.conftest import RELEASED, release_of
@@ -71,3 +73,71 @@ def test_the_readme_search_query_runs(tmp_path: Path, bank: Path) -> None:
     sqlite.write(release_of(bank), out)
     rows = sqlite3.connect(out).execute(query.replace("'loss scaling'", "'zeppelin'")).fetchall()
     assert [row[0] for row in rows] == ["edge-202611-e001"]
+
+
+def _edited(bank: Path, root: Path) -> Path:
+    """A copy of the bank with one question edited and one removed."""
+    shutil.copytree(bank, root)
+    question = root / "questions" / "edge" / "precision" / "edge-202611-e001.yaml"
+    question.write_text(question.read_text().replace("A zeppelin fleet", "A blimp fleet"))
+    (root / "questions" / "cloud" / "precision" / "cloud-202611-e000.yaml").unlink()
+    return root
+
+
+def _content(path: Path) -> list[object]:
+    """Every row of every table but the index's own, in a stated order."""
+    db = sqlite3.connect(path)
+    tables = [
+        row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+    ]
+    return [
+        (table, db.execute(f"SELECT * FROM {table} ORDER BY 1, 2").fetchall())
+        for table in tables
+        if not table.startswith("questions_fts")
+    ]
+
+
+def test_an_earlier_export_is_updated_in_place_to_what_a_new_file_holds(tmp_path: Path, bank: Path) -> None:
+    """Over the file the last export wrote, only what changed is written, in the same file (its
+    inode): the rows are a new file's, the edited question keeps its rowid, and the full-text index
+    finds the new words and not the old (an FTS5 external-content table is told of each change)."""
+    out, edited = tmp_path / "bank.sqlite", release_of(_edited(bank, tmp_path / "edited"))
+    with store.memory(bank) as ledger:
+        assert ledger is not None
+        sqlite.write(release_of(bank), out, ledger=ledger)
+        inode, before = out.stat().st_ino, _rowid(out, "edge-202611-e001")
+        sqlite.write(edited, out, ledger=ledger)
+    sqlite.write(edited, tmp_path / "new.sqlite")
+    assert out.stat().st_ino == inode and _rowid(out, "edge-202611-e001") == before
+    assert _content(out) == _content(tmp_path / "new.sqlite")
+    db = sqlite3.connect(out)
+    assert _search(db, "blimp") == ["edge-202611-e001"] and _search(db, "scenario:zeppelin") == []
+    assert "cloud-202611-e000" not in _search(db, "realistic_solution:representable")
+    assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    assert db.execute("INSERT INTO questions_fts(questions_fts) VALUES ('integrity-check')").fetchall() == []
+
+
+def _rowid(path: Path, question_id: str) -> int:
+    (rowid,) = (
+        sqlite3.connect(path).execute("SELECT rowid FROM questions WHERE id = ?", (question_id,)).fetchone()
+    )
+    return int(rowid)
+
+
+def test_a_file_changed_since_the_export_is_built_anew(tmp_path: Path, bank: Path) -> None:
+    """A file someone else wrote to since (its status changed) is not trusted: built whole again, it
+    holds the release's rows and a new file's bytes. An unchanged release changes no byte."""
+    out, chosen = tmp_path / "bank.sqlite", release_of(bank)
+    sqlite.write(chosen, tmp_path / "new.sqlite")
+    with store.memory(bank) as ledger:
+        assert ledger is not None
+        sqlite.write(chosen, out, ledger=ledger)
+        kept = out.read_bytes()
+        sqlite.write(chosen, out, ledger=ledger)
+        assert out.read_bytes() == kept
+        db = sqlite3.connect(out)
+        db.execute("UPDATE questions SET title = 'Changed By Hand' WHERE id = 'edge-202611-e001'")
+        db.commit()
+        db.close()
+        sqlite.write(chosen, out, ledger=ledger)
+    assert out.read_bytes() == (tmp_path / "new.sqlite").read_bytes()
