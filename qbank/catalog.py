@@ -13,7 +13,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from qbank import rules
-from qbank.checks import arithmetic, bank, device, hardware_constants, numeric_claims, similar
+from qbank.checks import arithmetic, bank, device, format_facts, hardware_constants, numeric_claims, similar
 from qbank.checks import text as text_checks
 from qbank.load import rules as load_rules
 from qbank.model import records, taxonomy
@@ -34,6 +34,7 @@ MODULES: tuple[ModuleType, ...] = (
     arithmetic,
     hardware_constants,
     numeric_claims,
+    format_facts,
     device,
     text_checks,
 )

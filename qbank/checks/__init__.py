@@ -5,7 +5,16 @@ model (qbank/model/fields/); rules of loading live with the loader (qbank/load/r
 
 from __future__ import annotations
 
-from qbank.checks import arithmetic, bank, device, hardware_constants, numeric_claims, similar, text
+from qbank.checks import (
+    arithmetic,
+    bank,
+    device,
+    format_facts,
+    hardware_constants,
+    numeric_claims,
+    similar,
+    text,
+)
 
 RECORD_CHECKS = (
     bank.check_topic,
@@ -13,6 +22,7 @@ RECORD_CHECKS = (
     arithmetic.check_math,
     hardware_constants.check_hardware_constants,
     numeric_claims.check_claims,
+    format_facts.check_format_facts,
     device.refuted,
     device.unverified,
     text.check_deceptive_text,
