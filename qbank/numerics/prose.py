@@ -150,10 +150,22 @@ _CLAUSES = re.compile(r"(?<=[.!?;])\s+|\n")
 
 def problems(text: str) -> Iterator[tuple[str, str]]:
     """(the clause, what is wrong with it) for each format fact in `text` that does not hold."""
+    if not _names_one(text):
+        return
     for clause in _CLAUSES.split(text):
-        if _FORMAT.search(clause) and not _REPORTED.search(clause):
+        if _names_one(clause) and not _REPORTED.search(clause):
             for problem in _clause_problems(clause):
                 yield clause.strip(), problem
+
+
+def _names_one(text: str) -> bool:
+    """Whether `text` may name a format whose facts are read: a substring test first, since most
+    text names none and the regular expressions cost a tenth of a cold audit's CPU time."""
+    lower = text.lower()
+    return any(stem in lower for stem in _STEMS)
+
+
+_STEMS = ("fp16", "fp32", "bf16", "float16", "float32", "precision", "binary16", "binary32", "e4m3", "e5m2")
 
 
 def _clause_problems(clause: str) -> Iterator[str]:
