@@ -31,12 +31,14 @@ from qbank.napkin.evaluate import (
     Node,
     Quantity,
     UnitError,
+    duration,
     evaluate,
     format_number,
     is_call,
     is_known,
     is_unit,
     mode_dependent,
+    of_joins,
     parse,
     replaced,
     unit_of,
@@ -499,8 +501,14 @@ def _backward(segment: list[Token], r: int, floor: int, text: str) -> Term | Non
         if token.kind == "tilde":
             approx, j = True, j - 1
             continue
-        if not _mathy(token, segment, j, floor) or (
-            _annotation(token) and kept and kept[0].kind in _OPERANDS and not _at(token, segment, j, floor)
+        if not (of_joins(segment, j) and j - 2 >= floor) and (
+            not _mathy(token, segment, j, floor)
+            or (
+                _annotation(token)
+                and kept
+                and kept[0].kind in _OPERANDS
+                and not _at(token, segment, j, floor)
+            )
         ):
             break
         kept.insert(0, token)
@@ -594,6 +602,7 @@ def _forward(segment: list[Token], start: int, end: int, text: str) -> tuple[Ter
             and kept[-1].kind == "word"
             and not _joins(kept[-1].text)
             and (token.kind in ("num", "dollar") or (token.kind == "lparen" and _annotation(kept[-1])))
+            and not _compound(kept, segment, j, end)
         ):
             break  # `18.5 ms at about 3 W`, `frames/s at batch 4`: a number after words starts new prose
         if token.kind == "lparen":
@@ -622,6 +631,15 @@ def _forward(segment: list[Token], start: int, end: int, text: str) -> tuple[Ter
         return None, j
     reason = _no_value(name) if name else "it is the start of a longer expression" if cut else ""
     return read_term(kept, text, approx, unreadable=reason), j
+
+
+def _compound(kept: list[Token], segment: list[Token], j: int, end: int) -> bool:
+    """Whether the number at `j` goes on a duration (`= 1 h 30 min`): after a number and a time
+    unit, a number and a smaller time unit (the parser reads the sum: evaluate._Parser._compound)."""
+    larger = duration(kept[-1].text) if len(kept) > 1 and kept[-2].kind == "num" else None
+    unit = segment[j + 1] if j + 1 < end else None
+    smaller = duration(unit.text) if unit is not None and unit.kind == "word" else None
+    return larger is not None and smaller is not None and smaller < larger and segment[j].kind == "num"
 
 
 def _range(
@@ -1423,6 +1441,8 @@ def _compare(
         )
     if b.stated is None and a.stated is not None:  # `65,536 = 2^15`: show the computed side
         return Outcome("arithmetic", shown, f"{shown}: the right side is {b.by_mode[first]}")
+    if not b.unit and a.by_mode[first].dims != units.NONE:  # `= 60 min + 20 min`: in base units, named
+        return Outcome("arithmetic", shown, f"{shown}: the left side is {a.by_mode[first]}")
     value = format_number(closest[1])
     written_unit = b.unit_text if b.unit else ""
     return Outcome("arithmetic", shown, f"{shown}: the left side is {_with_unit(value, written_unit)}")

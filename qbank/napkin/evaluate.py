@@ -71,6 +71,32 @@ class Parse:
     numbers: tuple[Node, ...]  # the node of each number token, in order: see `replaced`
 
 
+def duration(word: str) -> Fraction | None:
+    """Seconds in one of this time unit (`h`, `min`, `ms`), or None for any other word."""
+    unit = units.UNITS.get(word)
+    return unit.factor if unit is not None and unit.dims == units.SECOND else None
+
+
+def of_joins(tokens: Sequence[Token], i: int) -> bool:
+    """Whether the `of` at tokens[i] joins things counted (a word, not a unit, after a number) to a
+    number with a unit: `1000 steps of 3 s`."""
+    if not 2 <= i < len(tokens):
+        return False
+    before, after = tokens[i - 2 : i], tokens[i + 1 : i + 3]
+    return (
+        tokens[i].kind == "word"
+        and tokens[i].text == "of"
+        and len(before) == 2
+        and before[0].kind == "num"
+        and before[1].kind == "word"
+        and not is_unit(before[1].text)
+        and len(after) == 2
+        and after[0].kind == "num"
+        and after[1].kind == "word"
+        and is_unit(after[1].text)
+    )
+
+
 class _Parser:
     def __init__(self, tokens: Sequence[Token]) -> None:
         if len(tokens) > MAX_TOKENS:
@@ -122,7 +148,13 @@ class _Parser:
     def product(self) -> Node:
         node = self.unary()
         while True:
-            if self.at_op("*", "/") or self._times_between() or self._per_number() or self._at_number():
+            if (
+                self.at_op("*", "/")
+                or self._times_between()
+                or self._per_number()
+                or self._at_number()
+                or self._of_quantity()
+            ):
                 text = self.take().text
                 op = "/" if text in ("/", "per") else "@" if text == "at" else "*"
                 node = ("bin", op, node, self.unary())
@@ -150,6 +182,12 @@ class _Parser:
             and (nxt := self.peek(1)) is not None
             and nxt.kind in ("num", "lparen", "dollar")
         )
+
+    def _of_quantity(self) -> bool:
+        """`1000 steps of 3 s`, `8 shards of 10 GB`: `of` after things counted and before a number
+        with its unit is a product (issue 31). Not after a unit (`10 GB of 80 GB` is a share), nor
+        before a bare number (`2 layers of 32`)."""
+        return of_joins(self.tokens, self.i)
 
     def _juxtaposed(self) -> bool:
         token = self.peek()
@@ -190,12 +228,14 @@ class _Parser:
                 and not self._is_call(token, operand=False)
                 and token.text != "per"
                 and not self._at_number()
+                and not self._of_quantity()
             ):
                 self.take()
                 if node[0] == "num" and not token.spaced and not is_known(token.text):
                     self._glued_name(token.text)
                 if not self._note(node, token.text):
                     node = self._times_unit(node, token.text, "*")
+                    node = self._compound(node, token.text)
             elif (
                 token.kind == "word"
                 and token.text == "per"
@@ -251,6 +291,26 @@ class _Parser:
             return False
         after = self.peek()
         return after is not None and (after.kind == "op" and after.text in "*/+-" or after.kind == "rparen")
+
+    def _compound(self, node: Node, word: str) -> Node:
+        """`1 h 30 min`, `2 min 5 s`: a duration written as a sum of smaller and smaller time units,
+        read as that sum (issue 31: `1 h 30 min = 90 min` was not read). Only right after a number
+        and its unit, and only down the scale, so `100 ms 20 ms` stays unread."""
+        larger = duration(word)
+        while larger is not None and node[0] == "bin":
+            number, unit = self.peek(), self.peek(1)
+            smaller = duration(unit.text) if unit is not None and unit.kind == "word" else None
+            if (
+                number is None
+                or number.kind != "num"
+                or not number.spaced
+                or smaller is None
+                or smaller >= larger
+            ):
+                return node
+            part = ("bin", "*", self.primary(), ("unit", self.take().text))
+            node, larger = ("bin", "+", node, part), smaller
+        return node
 
     def _times_unit(self, node: Node, word: str, op: str) -> Node:
         if not is_known(word):

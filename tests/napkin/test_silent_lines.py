@@ -7,8 +7,9 @@ line silent; `≈` one unit off a single digit (`1 * 1 ≈ 2`); a value an arrow
 calculation (`2 × 3 -> 9`); a measured value after a title (`Total 700 GB = 8 × 80 GB`); a stated
 range the value is outside (`8 × 80 GB = 10-20 GB`); `at` and `each` between quantities (`8 GPUs
 at 80 GB each = 700 GB`). And right lines once flagged: a result rounded to its last significant
-digit (`= 3,700` for 3,702), and a number grouped as Python writes it (`1_000`). The issue's other
-rows are still open.
+digit (`= 3,700` for 3,702), and a number grouped as Python writes it (`1_000`). Then `of` between
+things counted and a quantity (`1000 steps of 3 s`) and a duration in smaller and smaller units
+(`1 h 30 min`), both once unread. Format facts in prose: tests/numerics/test_prose.py.
 """
 
 from __future__ import annotations
@@ -242,3 +243,50 @@ def test_each_on_a_computed_side_says_what_the_product_says(wrong: str, right: s
 
 def test_each_after_a_stated_value_is_still_a_share() -> None:
     assert statuses("- 8 × 80 GB = 10 GB each") == ["unchecked"]  # 640 GB over some count: not said
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right"),
+    [
+        ("- 1 h 30 min = 80 min", "- 1 h 30 min = 90 min"),
+        ("- 95 min = 1 h 30 min", "- 90 min = 1 h 30 min"),  # on the stated side too
+        ("- 2 min 5 s × 4 = 9 min", "- 2 min 5 s × 4 = 500 s"),  # the sum, then the product
+        ("- 5300 s = 1 h 30 min 15 s", "- 5415 s = 1 h 30 min 15 s"),
+    ],
+)
+def test_a_duration_written_in_smaller_and_smaller_units_is_their_sum(wrong: str, right: str) -> None:
+    assert statuses(wrong) == ["arithmetic"]
+    assert statuses(right) == ["ok"]
+
+
+def test_a_duration_written_up_the_scale_is_not_a_sum() -> None:
+    assert statuses("- 100 ms 20 ms = 120 ms") == ["unchecked"]
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right"),
+    [
+        ("- 1000 steps of 3 s = 2000 s", "- 1000 steps of 3 s = 3000 s"),
+        ("- 8 shards of 10 GB = 60 GB", "- 8 shards of 10 GB = 80 GB"),
+        ("- Total: 4 replicas of 2.5 GB = 12 GB", "- Total: 4 replicas of 2.5 GB = 10 GB"),
+    ],
+)
+def test_things_counted_of_a_quantity_are_a_product(wrong: str, right: str) -> None:
+    assert statuses(wrong) == ["arithmetic"]
+    assert statuses(right) == ["ok"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "- 10 GB of 80 GB = 12.5%",  # a share: `of` after a unit
+        "- 2 layers of 32 = 6.25%",  # `of` before a bare number: which of them
+    ],
+)
+def test_of_after_a_unit_or_before_a_bare_number_is_not_a_product(line: str) -> None:
+    assert "arithmetic" not in statuses(line)
+
+
+def test_a_wrong_sum_of_durations_names_the_units_of_its_left_side() -> None:
+    (outcome,) = check_text("- 2 × 45 min = 60 min + 20 min")
+    assert outcome.message.endswith("the left side is 5,400 s")  # was `5,400`, with no unit
