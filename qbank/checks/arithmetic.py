@@ -132,7 +132,9 @@ ARITHMETIC = declare(
     A measured value after a title states what the line computes (`Total 700 GB = 8 × 80 GB`
     fails); a plain number after words may be a name (`Step 2 = 3 × 4` is not read). A stated
     range holds when the value lies in it, each end as an inequality reads it (`8 × 80 GB =
-    600-700 GB` passes, `= 10-20 GB` fails). `at` (or `@`) between two quantities on a computed side is a
+    600-700 GB` passes, `= 10-20 GB` fails). A range on a computed side is computed at both ends, and
+    each must agree with the stated range's (`1-5 ms + 2-5 ms = 3-10 ms` passes, `= 3-8 ms` fails);
+    one value stated for it, or a range that is subtracted or divides, is unchecked. `at` (or `@`) between two quantities on a computed side is a
     product or a quotient, as their units say: `15 ms at 3 mW = 45 uJ`, `200 MB at 5 MB/s = 40 s`
     (`each` after the second, `8 GPUs at 80 GB each`, says what the product says);
     where neither balances (`1M MACs at 2 MACs/cycle = 5.2 ms`, a clock left out) it is not read.

@@ -501,6 +501,16 @@ def _backward(segment: list[Token], r: int, floor: int, text: str) -> Term | Non
         if token.kind == "tilde":
             approx, j = True, j - 1
             continue
+        if (
+            token.kind == "range"
+            and kept
+            and kept[0].kind == "num"
+            and j > floor
+            and segment[j - 1].kind == "num"
+        ):
+            kept.insert(0, token)  # `1-5 ms + 2-5 ms = …`: a computed range (_at_ends)
+            j -= 1
+            continue
         if not (of_joins(segment, j) and j - 2 >= floor) and (
             not _mathy(token, segment, j, floor)
             or (
@@ -743,6 +753,8 @@ def _check_chain(terms: list[Term], relations: list[str]) -> list[Outcome]:
     values = [
         _in_decibels(term, modes)
         if "dB" in term.text and _decibels(term.tokens)
+        else _at_ends(term, modes, high=True)
+        if _has_range(term)
         else evaluate_term(term, modes)
         for term in terms
     ]
@@ -758,6 +770,13 @@ def _check_chain(terms: list[Term], relations: list[str]) -> list[Outcome]:
         if relation == "(=)":
             shown = f"{terms[reference].text} = {terms[i].text}"
         a, b = values[reference], values[i]
+        if _has_range(terms[reference]) and not isinstance(a, Outcome) and not isinstance(b, Outcome):
+            stated_low = terms[i].low
+            if stated_low is not None:
+                shown = f"{terms[reference].text} {relation} {stated_low.text}"
+            ends = (_at_ends(terms[reference], modes, high=False), a)
+            outcomes.append(_ranges(ends, terms[i], b, _approx(relation, terms, reference, i), shown, modes))
+            continue
         if isinstance(a, Outcome) or isinstance(b, Outcome):
             bad = a if isinstance(a, Outcome) else b
             assert isinstance(bad, Outcome)
@@ -807,6 +826,70 @@ def _check_chain(terms: list[Term], relations: list[str]) -> list[Outcome]:
         if b.stated is None or outcome.status == "skipped":
             reference = i  # a stated value never replaces a computed one as the reference
     return outcomes
+
+
+def _has_range(term: Term) -> bool:
+    return any(t.kind == "range" for t in term.tokens)
+
+
+def _at_ends(term: Term, modes: tuple[Mode, ...], high: bool) -> Value | Outcome:
+    """A computed range's value at the high ends of its ranges, or at the low ends: `1-5 ms + 2-5 ms`
+    is 3 ms to 10 ms (issue 31). Only where the ends cannot swap: a range that is subtracted, divides
+    or sits in a group is not read."""
+    tokens = term.tokens
+    if any(t.kind == "op" and t.text == "-" for t in tokens) or any(
+        _turns(tokens, k) for k, t in enumerate(tokens) if t.kind == "range"
+    ):
+        return Outcome(
+            "unchecked", term.text, f"cannot read {term.text!r}: a range there may turn its ends round"
+        )
+    kept: list[Token] = []
+    k = 0
+    while k < len(tokens):
+        if k + 2 < len(tokens) and tokens[k + 1].kind == "range":
+            kept.append(tokens[k + 2] if high else tokens[k])
+            k += 3
+        else:
+            kept.append(tokens[k])
+            k += 1
+    return evaluate_term(Term(kept, term.text, term.approx), modes)
+
+
+def _turns(tokens: list[Token], k: int) -> bool:
+    """Whether the range at tokens[k] may be read the wrong way round: in a group (which may be
+    divided by), or after an operator other than + and × (`10 GB / 2-5 GB/s`)."""
+    depth = sum(t.kind == "lparen" for t in tokens[:k]) - sum(t.kind == "rparen" for t in tokens[:k])
+    before = tokens[k - 2] if k >= 2 else None
+    return depth > 0 or before is not None and before.kind == "op" and before.text not in ("+", "*")
+
+
+def _ranges(
+    ends: tuple[Value | Outcome, Value],
+    stated: Term,
+    b: Value,
+    approx: bool,
+    shown: str,
+    modes: tuple[Mode, ...],
+) -> Outcome:
+    """A computed range against what is stated: a range, whose ends must each agree (`1-5 ms + 2-5 ms
+    = 3-10 ms`); one value says nothing about the range's ends, and is not read."""
+    low, high = ends
+    if isinstance(low, Outcome):
+        return Outcome(low.status, shown, low.message)
+    if stated.low is None:
+        return Outcome("unchecked", shown, f"{shown}: one value stated for a range computed")
+    stated_low = evaluate_term(stated.low, modes)
+    if isinstance(stated_low, Outcome):
+        return Outcome(stated_low.status, shown, stated_low.message)
+    written = _written_units([stated], [b], modes)
+    verdicts = [_compare(x, y, approx, shown, written, modes) for x, y in ((low, stated_low), (high, b))]
+    for verdict in verdicts:
+        if verdict.status == "unit-mismatch":
+            return verdict
+    if all(verdict.status == "ok" for verdict in verdicts):
+        return Outcome("ok", shown)
+    said = f"{_shown(low.by_mode[modes[0]], b)} to {_shown(high.by_mode[modes[0]], b)}"
+    return Outcome("arithmetic", shown, f"{shown}: the left side is {said}")
 
 
 def _inequality(

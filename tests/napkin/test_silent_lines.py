@@ -9,7 +9,7 @@ range the value is outside (`8 × 80 GB = 10-20 GB`); `at` and `each` between qu
 at 80 GB each = 700 GB`). And right lines once flagged: a result rounded to its last significant
 digit (`= 3,700` for 3,702), and a number grouped as Python writes it (`1_000`). Then `of` between
 things counted and a quantity (`1000 steps of 3 s`) and a duration in smaller and smaller units
-(`1 h 30 min`), both once unread. Format facts in prose: tests/numerics/test_prose.py.
+(`1 h 30 min`), both once unread, and a computed range (`1-5 ms + 2-5 ms = 3-8 ms`). Format facts in prose: tests/numerics/test_prose.py.
 """
 
 from __future__ import annotations
@@ -290,3 +290,33 @@ def test_of_after_a_unit_or_before_a_bare_number_is_not_a_product(line: str) -> 
 def test_a_wrong_sum_of_durations_names_the_units_of_its_left_side() -> None:
     (outcome,) = check_text("- 2 × 45 min = 60 min + 20 min")
     assert outcome.message.endswith("the left side is 5,400 s")  # was `5,400`, with no unit
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right"),
+    [
+        ("- 1-5 ms + 2-5 ms = 3-8 ms", "- 1-5 ms + 2-5 ms = 3-10 ms"),
+        (
+            "- 25 ms + 4 ms + 20–30 ms = 49–69 ms",
+            "- 25 ms + 4 ms + 20–30 ms = 49–59 ms",
+        ),  # StaffML mobile-0967
+        ("- 2-4 GB × 8 = 16-30 GB", "- 2-4 GB × 8 = 16-32 GB"),
+        ("- 2-4 GB / 2 GB/s = 1-3 s", "- 2-4 GB / 2 GB/s = 1-2 s"),
+        ("- 1-5 ms = 1000-6000 us", "- 1-5 ms = 1000-5000 us"),
+    ],
+)
+def test_a_computed_range_holds_when_each_end_does(wrong: str, right: str) -> None:
+    assert statuses(wrong) == ["arithmetic"]
+    assert statuses(right) == ["ok"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "- 1-5 ms + 2-5 ms = 6 ms",  # one value for a range: which end, or the middle?
+        "- 10 GB / 2-5 GB/s = 2-5 s",  # a range that divides: its ends swap
+        "- 100 ms - 20-30 ms = 70-80 ms",  # a range subtracted
+    ],
+)
+def test_a_computed_range_whose_ends_may_swap_or_are_not_stated_is_unchecked(line: str) -> None:
+    assert statuses(line) == ["unchecked"]
