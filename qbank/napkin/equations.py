@@ -546,8 +546,24 @@ def _backward(segment: list[Token], r: int, floor: int, text: str) -> Term | Non
     term = read_term(kept, text, approx, label, reason)
     # `Total 700 GB = …`, not `Add peak activations (~800 MB) = 5.54 GB`: a note on a running sum
     words = all(t.kind == "word" for t in segment[floor : j + 1])
-    term.titled = label and j >= floor and words and kept[0].kind != "lparen"
+    term.titled = (
+        label and j >= floor and words and kept[0].kind != "lparen" and not _quantified(segment, floor, j)
+    )
     return term
+
+
+# Words that make the value after them a part or a multiple of what is stated, not a title's measure:
+# `half of the 80 GB = 40 GB` is right, and reads as no claim about 80 GB.
+_QUANTIFIERS = frozenset(
+    {"of", "half", "third", "quarter", "twice", "double", "triple", "each", "every", "per"}
+)
+
+
+def _quantified(segment: list[Token], floor: int, j: int) -> bool:
+    """Whether the words before segment[j + 1] end with a quantifier (an article between allowed)."""
+    while j >= floor and segment[j].kind == "word" and segment[j].text.lower() in ("the", "a", "an", "all"):
+        j -= 1
+    return j >= floor and segment[j].kind == "word" and segment[j].text.lower() in _QUANTIFIERS
 
 
 def _at(token: Token, segment: list[Token], j: int, floor: int) -> bool:

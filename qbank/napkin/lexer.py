@@ -36,6 +36,14 @@ _ESCAPED = frozenset("≈≃≅~→⇒×·⋅∗−÷–—µμΩ°√⁰¹²³�
 # `15% of $768/hour`: a share of a quantity is a product (issue 25), when a number follows `of`;
 # `15% of the bill` names no quantity, and stays prose.
 _PERCENT_OF = re.compile(r"(?<=%) of (?=[$(\d.])")
+# `half of 80 GB`, `a third of 90 GB`, `twice 80 GB`: a share or a multiple of a quantity is a product
+# by an exact fraction (issue 31: `half of 80 GB = 40 GB` was read as `80 GB = 40 GB`, an error).
+_SHARE = re.compile(
+    r"\b(?:(?:a|one)\s+)?(half|third|quarter|fifth|tenth)\s+of\s+(?=[$(\d.])|\b(twice|double|triple|thrice)\s+(?=[$(\d.])",
+    re.IGNORECASE,
+)
+_SHARES = {"half": "(1/2)", "third": "(1/3)", "quarter": "(1/4)", "fifth": "(1/5)", "tenth": "(1/10)"}
+_MULTIPLES = {"twice": "2", "double": "2", "triple": "3", "thrice": "3"}
 # `625 MB @ 64 GB/s`: `@` between a quantity and a number says "at" (evaluate.Parser._at_number).
 _AT = re.compile(r"(?<=[\w%)])\s*@\s*(?=[$(\d.])")
 _POWER = re.compile(r"(?<=[\d)])\s*\*\*\s*(?=[\d(+-])")
@@ -87,9 +95,15 @@ def normalise(text: str) -> str:
     text = _THOUSANDS.sub(lambda m: "" if m.group() == "\u202f" else " ", text)
     if "% of" in text:
         text = _PERCENT_OF.sub(" * ", text)
+    text = _SHARE.sub(_share, text)
     if "@" in text:
         text = _AT.sub(" at ", text)
     return text
+
+
+def _share(match: re.Match[str]) -> str:
+    share, multiple = match.group(1), match.group(2)
+    return f"{_SHARES[share.lower()]} * " if share else f"{_MULTIPLES[multiple.lower()]} * "
 
 
 def _unescape(match: re.Match[str]) -> str:

@@ -9,7 +9,8 @@ range the value is outside (`8 × 80 GB = 10-20 GB`); `at` and `each` between qu
 at 80 GB each = 700 GB`). And right lines once flagged: a result rounded to its last significant
 digit (`= 3,700` for 3,702), and a number grouped as Python writes it (`1_000`). Then `of` between
 things counted and a quantity (`1000 steps of 3 s`) and a duration in smaller and smaller units
-(`1 h 30 min`), both once unread, and a computed range (`1-5 ms + 2-5 ms = 3-8 ms`). Format facts in prose: tests/numerics/test_prose.py.
+(`1 h 30 min`), both once unread, and a computed range (`1-5 ms + 2-5 ms = 3-8 ms`); a share or a multiple (`half of 80 GB = 40 GB`
+was an error, read as `80 GB = 40 GB`). Format facts in prose: tests/numerics/test_prose.py.
 """
 
 from __future__ import annotations
@@ -320,3 +321,23 @@ def test_a_computed_range_holds_when_each_end_does(wrong: str, right: str) -> No
 )
 def test_a_computed_range_whose_ends_may_swap_or_are_not_stated_is_unchecked(line: str) -> None:
     assert statuses(line) == ["unchecked"]
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right"),
+    [
+        ("- half of 80 GB = 20 GB", "- half of 80 GB = 40 GB"),  # was read as `80 GB = 40 GB`: an error
+        ("- Half of 80 GB = 42 GB", "- Half of 80 GB = 40 GB"),  # an exact half: no decimal's rounding
+        ("- a third of 90 GB = 20 GB", "- a third of 90 GB = 30 GB"),
+        ("- a quarter of 80 GB = 40 GB", "- a quarter of 80 GB = 20 GB"),
+        ("- twice 80 GB = 170 GB", "- twice 80 GB = 160 GB"),
+    ],
+)
+def test_a_share_or_a_multiple_of_a_quantity_is_a_product(wrong: str, right: str) -> None:
+    assert statuses(wrong) == ["arithmetic"]
+    assert statuses(right) == ["ok"]
+
+
+@pytest.mark.parametrize("line", ["- half of the 80 GB = 40 GB", "- each of the 8 GPUs = 80 GB"])
+def test_a_value_after_a_quantifier_is_not_a_titled_measure(line: str) -> None:
+    assert "arithmetic" not in statuses(line)
