@@ -288,6 +288,10 @@ def test_of_after_a_unit_or_before_a_bare_number_is_not_a_product(line: str) -> 
     assert "arithmetic" not in statuses(line)
 
 
+def test_of_after_a_stated_value_says_what_each_is() -> None:
+    assert statuses("- 2080 / 2 = 1040 tasks of 2 minutes") == ["ok"]  # not 1040 × 2 minutes
+
+
 def test_a_wrong_sum_of_durations_names_the_units_of_its_left_side() -> None:
     (outcome,) = check_text("- 2 × 45 min = 60 min + 20 min")
     assert outcome.message.endswith("the left side is 5,400 s")  # was `5,400`, with no unit
