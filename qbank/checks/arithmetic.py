@@ -140,7 +140,7 @@ ARITHMETIC = declare(
     where neither balances (`1M MACs at 2 MACs/cycle = 5.2 ms`, a clock left out) it is not read.
     `of` between things counted and a number with its unit is a product (`1000 steps of 3 s =
     3000 s`); after a unit (`10 GB of 80 GB`, a share) or before a bare number it is not. `half
-    of`, `a third of`, `a quarter of`, `twice`, `double` before a number are exact factors. A
+    of`, `a third of`, `a quarter of`, `twice` before a number are exact factors. A
     duration in smaller and smaller units is their sum (`1 h 30 min = 90 min`).
     Each stated value is compared with the last computed expression before it, so rounding never
     compounds along a chain. A line that fails as written is an error only when no other reading

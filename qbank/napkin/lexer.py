@@ -37,13 +37,14 @@ _ESCAPED = frozenset("≈≃≅~→⇒×·⋅∗−÷–—µμΩ°√⁰¹²³�
 # `15% of the bill` names no quantity, and stays prose.
 _PERCENT_OF = re.compile(r"(?<=%) of (?=[$(\d.])")
 # `half of 80 GB`, `a third of 90 GB`, `twice 80 GB`: a share or a multiple of a quantity is a product
-# by an exact fraction (issue 31: `half of 80 GB = 40 GB` was read as `80 GB = 40 GB`, an error).
+# by an exact fraction (issue 31: `half of 80 GB = 40 GB` was read as `80 GB = 40 GB`, an error). Not
+# `double` or `triple`, which also name a type (`1B double 8-byte values`).
 _SHARE = re.compile(
-    r"\b(?:(?:a|one)\s+)?(half|third|quarter|fifth|tenth)\s+of\s+(?=[$(\d.])|\b(twice|double|triple|thrice)\s+(?=[$(\d.])",
+    r"\b(?:(?:a|one)\s+)?(half|third|quarter|fifth|tenth)\s+of\s+(?=[$(\d.])|\b(twice|thrice)\s+(?=[$(\d.])",
     re.IGNORECASE,
 )
 _SHARES = {"half": "(1/2)", "third": "(1/3)", "quarter": "(1/4)", "fifth": "(1/5)", "tenth": "(1/10)"}
-_MULTIPLES = {"twice": "2", "double": "2", "triple": "3", "thrice": "3"}
+_MULTIPLES = {"twice": "2", "thrice": "3"}
 # `625 MB @ 64 GB/s`: `@` between a quantity and a number says "at" (evaluate.Parser._at_number).
 _AT = re.compile(r"(?<=[\w%)])\s*@\s*(?=[$(\d.])")
 _POWER = re.compile(r"(?<=[\d)])\s*\*\*\s*(?=[\d(+-])")
