@@ -65,8 +65,9 @@ _KEY_BYTES = 20
 # holds the release view an export made of a file (qbank/engine/views.py), a column per field, used
 # only when shaped as views.release_view makes them, and decoded only by the export. `rendered` keeps
 # text an export rendered (Anki's notes), by a key of all it was made from (Store.rendered).
-# `exported` holds, for a file an export wrote (SQLite), its status then and what it was made from
-# (Store.exported), so the next export may update it in place.
+# `exported` holds, for a file an export wrote (SQLite, Anki), its status then and what it was made
+# from (Store.exported), so the next export may update it in place; Anki's collection is kept beside
+# the database (Store.kept_file), as SQLite would write a 42 MB row twice (journal and table).
 # IF NOT EXISTS: two audits that find the same new, empty database both make the tables; SQLite keeps
 # each statement without those words in sqlite_master (so _schema compares them as made).
 _TABLES = """
@@ -93,6 +94,7 @@ _NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # opening a FIFO does not wait for a w
 _A_LINK = "is a symbolic link, and qbank never follows one there"
 
 
+_KEPT_LIMIT = 1 << 30  # bytes of a kept file read back: a 10,000-note Anki collection is 42 MB
 PRUNE_SLACK = 1000  # stale entries kept beyond the live ones before a whole-bank run drops them
 
 
@@ -198,6 +200,27 @@ class Store:
         with contextlib.suppress(OSError, sqlite3.Error), self._db:
             status = self.status(path, os.stat(path, follow_symlinks=False))
             self._db.execute("INSERT OR REPLACE INTO exported VALUES (?, ?, ?)", (path, status, made))
+
+    def kept_file(self, name: str) -> bytes | None:
+        """A file an export keeps in the bank's cache folder (keep_file), or None."""
+        with contextlib.suppress(OSError):
+            data, _ = load.read_regular(self.folder / name, _KEPT_LIMIT, _NOFOLLOW)
+            return data
+        return None
+
+    def keep_file(self, name: str, data: bytes) -> None:
+        """Keep `data` as `name` in the bank's cache folder: written beside it and renamed into place,
+        with no wait for the disk (the cache is safe to lose: a torn file is only a miss)."""
+        target = self.folder / name
+        with contextlib.suppress(OSError):
+            temporary = target.with_name(f".{name}.{os.getpid()}.tmp")
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _NOFOLLOW, 0o600)
+            try:
+                with os.fdopen(fd, "wb") as file:
+                    file.write(data)
+                os.replace(temporary, target)
+            finally:
+                temporary.unlink(missing_ok=True)
 
     def _rows_of(self, table: str, keys: list[bytes]) -> list[Any]:
         """The rows of `table` (keyed by `key`) for these keys, looked up through a temporary table of

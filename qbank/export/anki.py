@@ -9,7 +9,9 @@ zone, competency area and topic.
 
 Anki updates an imported note only when the new one is newer, so notes carry the export time, or
 `SOURCE_DATE_EPOCH` when it is set (https://reproducible-builds.org/specs/source-date-epoch/):
-with it, the same release gives the same bytes (research/ecosystem.md §6.5).
+with it, the same release gives the same bytes (research/ecosystem.md §6.5). Without it, a deck
+written over the one the last export wrote updates that deck's collection (kept in the bank's
+cache): only the notes of changed questions are rewritten and stamped now (write).
 
 Rendering the prose is most of a deck's work, so `qbank export` keeps each note, rendered, in the
 bank's cache (qbank.engine.store, Store.rendered) by its content hash and a digest of this renderer:
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import json
 import os
 import re
 import sqlite3
@@ -27,6 +30,7 @@ import struct
 import time
 import zipfile
 import zlib
+from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Protocol
@@ -36,7 +40,7 @@ import genanki
 from qbank import __version__, memo
 from qbank.engine import runner
 from qbank.export import files, markdown
-from qbank.export.release import Release
+from qbank.export.release import Entry, Release
 
 MODEL_ID = 1_607_392_319  # fixed forever: Anki keys note types and decks by these ids
 DECK_ID = 2_059_400_110
@@ -115,34 +119,150 @@ _SEPARATORS = re.compile("[\x1e\x1f]")
 
 
 class Memory(Protocol):
-    """Where notes rendered by an earlier export are kept (qbank.engine.store.Store.rendered)."""
+    """What an export keeps in the bank's cache (qbank.engine.store.Store): notes rendered before
+    (rendered), and the last deck written at a path, as its status and collection (exported)."""
 
     def rendered(self, names: list[str]) -> dict[str, str]: ...
 
     def keep_rendered(self, made: dict[str, str], live: list[str]) -> None: ...
 
+    def exported(self, out: Path) -> str | None: ...
+
+    def keep_exported(self, out: Path, made: str) -> None: ...
+
+    def kept_file(self, name: str) -> bytes | None: ...
+
+    def keep_file(self, name: str, data: bytes) -> None: ...
+
 
 def write(release: Release, out: Path, name: str = "qbank", memory: Memory | None = None) -> None:
-    collection = _collection(_notes(release, memory), name, _timestamp())
+    """The deck at `out`. With `memory` and no SOURCE_DATE_EPOCH, over the deck the last export wrote
+    there (its status unchanged), the last collection is updated: only the notes whose question
+    changed are written, stamped now, and the others keep their stamps (Anki imports only what is
+    newer, so only they are updated). Otherwise the collection is built whole."""
+    stamp = _timestamp()
+    collection = None
+    if memory is not None and not _reproducible():
+        collection = _updated(release, out, name, memory, stamp)
+    if collection is None:
+        collection = _collection(_notes(release.entries, memory), name, stamp)
     with files.atomic(out) as temporary:
         temporary.write_bytes(_package({"collection.anki2": collection, "media": b"{}"}))
+    if memory is not None:
+        memory.keep_file(_kept_name(out), collection)
+        held = {entry.id: entry.content_hash for entry in release.entries}
+        memory.keep_exported(out, json.dumps({"shape": _shape(name), "notes": held}))
 
 
-def _notes(release: Release, memory: Memory | None) -> list[Note]:
+def _notes(entries: Sequence[Entry], memory: Memory | None, live: list[str] | None = None) -> list[Note]:
     """Each question's note: rendered again only where `memory` has none for its content hash and
     this renderer (rendering the prose is 95% of a deck's time: 10 s of 10.5 s at 10,000 questions,
-    benchmarks/export_site.py)."""
-    names = [f"anki {_renderer()} {entry.content_hash}" for entry in release.entries]
+    benchmarks/export_site.py). `live`: the names of every note the deck holds (default: these)."""
+    names = [_name(entry) for entry in entries]
     kept = {name: _decoded(text) for name, text in (memory.rendered(names) if memory else {}).items()}
     render = markdown.renderer(markdown.for_anki)
     made = {
         name: _note(entry.data, render)
-        for name, entry in zip(names, release.entries, strict=True)
+        for name, entry in zip(names, entries, strict=True)
         if kept.get(name) is None
     }
     if memory:
-        memory.keep_rendered({name: "\x1e".join(note) for name, note in made.items()}, names)
+        memory.keep_rendered({name: "\x1e".join(note) for name, note in made.items()}, live or names)
     return [made.get(name) or kept[name] for name in names]  # type: ignore[misc]
+
+
+def _name(entry: Entry) -> str:
+    return f"anki {_renderer()} {entry.content_hash}"
+
+
+def _reproducible() -> bool:
+    """SOURCE_DATE_EPOCH asks for the same bytes from the same release: a collection built whole."""
+    return os.environ.get("SOURCE_DATE_EPOCH", "").isdigit()
+
+
+def _shape(name: str) -> str:
+    """What a kept collection holds besides its notes: the deck's name and the renderer."""
+    return f"{_renderer()} {name}"
+
+
+def _kept_name(out: Path) -> str:
+    """The name of the collection kept for the deck at `out`, in the bank's cache folder."""
+    return f"anki-{hashlib.sha256(os.fsencode(os.path.realpath(out))).hexdigest()[:32]}.anki2"
+
+
+def _updated(release: Release, out: Path, name: str, memory: Memory, stamp: int) -> bytes | None:
+    """The last collection written at `out`, with the notes of questions changed, added or removed
+    since; None where there is none to update (then the deck is built whole)."""
+    held = _held(memory.exported(out), name)
+    data = memory.kept_file(_kept_name(out)) if held is not None else None
+    if held is None or data is None:
+        return None
+    wanted = {entry.id for entry in release.entries}
+    changed = [entry for entry in release.entries if held.get(entry.id) != entry.content_hash]
+    gone = [genanki.guid_for(question) for question in held if question not in wanted]
+    notes = _notes(changed, memory, live=[_name(entry) for entry in release.entries])
+    db = sqlite3.connect(":memory:")
+    try:
+        db.deserialize(data)
+        with db:
+            _remove_notes(db, gone)
+            if not _write_notes(db, notes, stamp):
+                return None
+        return db.serialize()
+    except sqlite3.Error:
+        return None
+    finally:
+        db.close()
+
+
+def _held(made: str | None, name: str) -> dict[str, str] | None:
+    """The content hash of each question in the kept collection, by id, if it is this deck's."""
+    try:
+        record = json.loads(made or "")
+    except ValueError:
+        return None
+    notes = record.get("notes") if isinstance(record, dict) and record.get("shape") == _shape(name) else None
+    if not isinstance(notes, dict) or not all(isinstance(v, str) for v in notes.values()):
+        return None
+    return notes
+
+
+def _remove_notes(db: sqlite3.Connection, guids: list[str]) -> None:
+    for guid in guids:
+        db.execute("DELETE FROM cards WHERE nid IN (SELECT id FROM notes WHERE guid = ?)", (guid,))
+        db.execute("DELETE FROM notes WHERE guid = ?", (guid,))
+
+
+def _write_notes(db: sqlite3.Connection, notes: list[Note], stamp: int) -> bool:
+    """Each note rewritten in place (by its GUID) or added, stamped `stamp`, as _collection writes
+    it; False where a note's cards would differ from its one card (then the deck is built whole)."""
+    model = _model()
+    (top,) = db.execute(
+        "SELECT max(id) FROM (SELECT id FROM notes UNION ALL SELECT id FROM cards)"
+    ).fetchone()
+    ids = itertools.count(max(top or 0, stamp * 1000) + 1)
+    for joined, tags in notes:
+        fields = joined.split("\x1f")
+        if _cards(model, fields) != [0]:
+            return False
+        guid = genanki.guid_for(fields[0])
+        found = db.execute("SELECT id FROM notes WHERE guid = ?", (guid,)).fetchone()
+        if found:
+            db.execute(
+                "UPDATE notes SET mod = ?, tags = ?, flds = ?, sfld = ? WHERE id = ?",
+                (stamp, f" {tags} ", joined, fields[0], found[0]),
+            )
+            db.execute("UPDATE cards SET mod = ? WHERE nid = ?", (stamp, found[0]))
+        else:
+            note = next(ids)
+            db.execute(
+                "INSERT INTO notes VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                _note_row(note, guid, stamp, joined, tags, fields),
+            )
+            db.execute(
+                f"INSERT INTO cards VALUES ({', '.join('?' * 18)})", _card_row(next(ids), note, 0, stamp)
+            )
+    return True
 
 
 def _decoded(text: str) -> Note | None:
@@ -176,31 +296,26 @@ def _collection(notes: list[Note], name: str, stamp: int) -> bytes:
         cards: list[tuple[object, ...]] = []
         for joined, tags in notes:
             fields, note = joined.split("\x1f"), next(ids)
-            rows.append(
-                (
-                    note,
-                    genanki.guid_for(fields[0]),
-                    MODEL_ID,
-                    stamp,
-                    -1,
-                    f" {tags} ",
-                    joined,
-                    fields[0],
-                    0,
-                    0,
-                    "",
-                )
-            )
-            cards.extend(
-                (next(ids), note, DECK_ID, ord_, stamp, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "")
-                for ord_ in _cards(model, fields)
-            )
+            rows.append(_note_row(note, genanki.guid_for(fields[0]), stamp, joined, tags, fields))
+            cards.extend(_card_row(next(ids), note, ord_, stamp) for ord_ in _cards(model, fields))
         db.executemany("INSERT INTO notes VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows)
         db.executemany(f"INSERT INTO cards VALUES ({', '.join('?' * 18)})", cards)
         db.commit()
         return db.serialize()
     finally:
         db.close()
+
+
+def _note_row(
+    note: int, guid: str, stamp: int, joined: str, tags: str, fields: list[str]
+) -> tuple[object, ...]:
+    """A row of `notes`, as genanki's Note.write_to_db writes it (sort field: the first)."""
+    return (note, guid, MODEL_ID, stamp, -1, f" {tags} ", joined, fields[0], 0, 0, "")
+
+
+def _card_row(card: int, note: int, ord_: int, stamp: int) -> tuple[object, ...]:
+    """A new card's row, as genanki's Card.write_to_db writes it."""
+    return (card, note, DECK_ID, ord_, stamp, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "")
 
 
 def _cards(model: genanki.Model, fields: list[str]) -> list[int]:

@@ -119,7 +119,7 @@ def test_notes_kept_in_the_cache_are_not_rendered_again_and_make_the_same_deck(
 def test_the_collection_holds_the_rows_genanki_writes(bank: Path, tmp_path: Path) -> None:
     """The notes and cards inserted in bulk are the rows genanki's own Package writes (its Note per
     question, with this deck's GUIDs), and the zip written here is one that zipfile reads whole."""
-    notes, stamp = anki._notes(release_of(bank), None), 1_767_225_600
+    notes, stamp = anki._notes(release_of(bank).entries, None), 1_767_225_600
     model, deck = anki._model(), genanki.Deck(anki.DECK_ID, "qbank")
     for joined, tags in notes:
         fields = joined.split("\x1f")
@@ -138,3 +138,77 @@ def test_the_collection_holds_the_rows_genanki_writes(bank: Path, tmp_path: Path
     with zipfile.ZipFile(deck_file) as archive:
         assert archive.testzip() is None and archive.comment == anki.MARK
         assert archive.read("collection.anki2") == b"x" * 100_000 and archive.namelist()[1] == "media"
+
+
+def _deck_rows(deck: Path) -> dict[str, tuple[int, str, str]]:
+    """Each note of a deck by GUID: its stamp, fields and tags; and every note has one card."""
+    with zipfile.ZipFile(deck) as archive:
+        db = sqlite3.connect(":memory:")
+        db.deserialize(archive.read("collection.anki2"))
+    assert (
+        db.execute("SELECT count(*) FROM cards").fetchone()
+        == db.execute("SELECT count(*) FROM notes").fetchone()
+    )
+    return {
+        guid: (mod, flds, tags)
+        for guid, mod, flds, tags in db.execute("SELECT guid, mod, flds, tags FROM notes")
+    }
+
+
+def _edited_bank(bank: Path, root: Path) -> Path:
+    shutil.copytree(bank, root)
+    question = root / "questions" / "edge" / "precision" / "edge-202611-e001.yaml"
+    question.write_text(question.read_text().replace("A zeppelin fleet", "A blimp fleet"))
+    (root / "questions" / "cloud" / "precision" / "cloud-202611-e000.yaml").unlink()
+    return root
+
+
+def test_a_deck_written_again_updates_only_the_notes_that_changed(
+    tmp_path: Path, bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over the deck the last export wrote, the kept collection is updated: the edited note is
+    rewritten and stamped now, a removed one is gone, the others keep their stamps; the notes are
+    those a whole build makes, and Anki's backend takes the update."""
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    deck, first, later = tmp_path / "deck.apkg", 1_767_225_600, 1_767_229_200
+    edited = release_of(_edited_bank(bank, tmp_path / "edited"))
+    with store.memory(bank) as memory:
+        assert memory is not None
+        monkeypatch.setattr(anki, "_timestamp", lambda: first)
+        anki.write(release_of(bank), deck, memory=memory)
+        before = _deck_rows(deck)
+        shutil.copy(deck, tmp_path / "before.apkg")
+        monkeypatch.setattr(anki, "_timestamp", lambda: later)
+        anki.write(edited, deck, memory=memory)
+    after = _deck_rows(deck)
+    blimp, gone = genanki.guid_for("edge-202611-e001"), genanki.guid_for("cloud-202611-e000")
+    assert set(after) == set(before) - {gone}
+    assert after[blimp][0] == later and "A blimp fleet" in after[blimp][1]
+    assert all(after[guid] == before[guid] for guid in after if guid != blimp)
+    anki.write(edited, tmp_path / "whole.apkg")  # no memory: built whole
+    assert {g: row[1:] for g, row in after.items()} == {
+        g: row[1:] for g, row in _deck_rows(tmp_path / "whole.apkg").items()
+    }
+    collection = Collection(str(tmp_path / "collection.anki2"))
+    try:
+        _import(collection, tmp_path / "before.apkg")
+        _import(collection, deck)
+        note = collection.get_note(collection.find_notes("Id:edge-202611-e001")[0])
+        assert "A blimp fleet" in note["Scenario"]
+    finally:
+        collection.close()
+
+
+def test_a_deck_changed_since_the_export_is_built_whole(
+    tmp_path: Path, bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    deck = tmp_path / "deck.apkg"
+    with store.memory(bank) as memory:
+        assert memory is not None
+        monkeypatch.setattr(anki, "_timestamp", lambda: 1_767_225_600)
+        anki.write(release_of(bank), deck, memory=memory)
+        deck.write_bytes(deck.read_bytes())  # the same bytes, written by someone else: a new status
+        monkeypatch.setattr(anki, "_timestamp", lambda: 1_767_229_200)
+        anki.write(release_of(bank), deck, memory=memory)
+    assert {mod for mod, _, _ in _deck_rows(deck).values()} == {1_767_229_200}
