@@ -138,6 +138,15 @@ def write_bank(root: Path) -> Path:
     return root
 
 
+def edited_bank(bank: Path, root: Path) -> Path:
+    """A copy of the bank at `root` with one question edited (zeppelin to blimp) and one removed."""
+    shutil.copytree(bank, root)
+    question = root / "questions" / "edge" / "precision" / "edge-202611-e001.yaml"
+    question.write_text(question.read_text().replace("A zeppelin fleet", "A blimp fleet"))
+    (root / "questions" / "cloud" / "precision" / "cloud-202611-e000.yaml").unlink()
+    return root
+
+
 @pytest.fixture(scope="session")
 def bank(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The small bank; shared by the tests, which must not change it."""

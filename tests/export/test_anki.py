@@ -12,7 +12,7 @@ from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPack
 
 from qbank.engine import store
 from qbank.export import anki
-from tests.export.conftest import RELEASED, release_of
+from tests.export.conftest import RELEASED, edited_bank, release_of
 
 
 def _import(collection: Collection, package: Path) -> None:
@@ -155,14 +155,6 @@ def _deck_rows(deck: Path) -> dict[str, tuple[int, str, str]]:
     }
 
 
-def _edited_bank(bank: Path, root: Path) -> Path:
-    shutil.copytree(bank, root)
-    question = root / "questions" / "edge" / "precision" / "edge-202611-e001.yaml"
-    question.write_text(question.read_text().replace("A zeppelin fleet", "A blimp fleet"))
-    (root / "questions" / "cloud" / "precision" / "cloud-202611-e000.yaml").unlink()
-    return root
-
-
 def test_a_deck_written_again_updates_only_the_notes_that_changed(
     tmp_path: Path, bank: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -171,7 +163,7 @@ def test_a_deck_written_again_updates_only_the_notes_that_changed(
     those a whole build makes, and Anki's backend takes the update."""
     monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
     deck, first, later = tmp_path / "deck.apkg", 1_767_225_600, 1_767_229_200
-    edited = release_of(_edited_bank(bank, tmp_path / "edited"))
+    edited = release_of(edited_bank(bank, tmp_path / "edited"))
     with store.memory(bank) as memory:
         assert memory is not None
         monkeypatch.setattr(anki, "_timestamp", lambda: first)

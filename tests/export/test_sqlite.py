@@ -1,14 +1,13 @@
 from __future__ import annotations
 
 import re
-import shutil
 import sqlite3
 from pathlib import Path
 
 from qbank.engine import store
 from qbank.export import sqlite
 from tests.conftest import REPO
-from tests.export.conftest import RELEASED, release_of
+from tests.export.conftest import RELEASED, edited_bank, release_of
 
 
 def _search(db: sqlite3.Connection, query: str) -> list[str]:
@@ -75,15 +74,6 @@ def test_the_readme_search_query_runs(tmp_path: Path, bank: Path) -> None:
     assert [row[0] for row in rows] == ["edge-202611-e001"]
 
 
-def _edited(bank: Path, root: Path) -> Path:
-    """A copy of the bank with one question edited and one removed."""
-    shutil.copytree(bank, root)
-    question = root / "questions" / "edge" / "precision" / "edge-202611-e001.yaml"
-    question.write_text(question.read_text().replace("A zeppelin fleet", "A blimp fleet"))
-    (root / "questions" / "cloud" / "precision" / "cloud-202611-e000.yaml").unlink()
-    return root
-
-
 def _content(path: Path) -> list[object]:
     """Every row of every table but the index's own, in a stated order."""
     db = sqlite3.connect(path)
@@ -101,7 +91,7 @@ def test_an_earlier_export_is_updated_in_place_to_what_a_new_file_holds(tmp_path
     """Over the file the last export wrote, only what changed is written, in the same file (its
     inode): the rows are a new file's, the edited question keeps its rowid, and the full-text index
     finds the new words and not the old (an FTS5 external-content table is told of each change)."""
-    out, edited = tmp_path / "bank.sqlite", release_of(_edited(bank, tmp_path / "edited"))
+    out, edited = tmp_path / "bank.sqlite", release_of(edited_bank(bank, tmp_path / "edited"))
     with store.memory(bank) as ledger:
         assert ledger is not None
         sqlite.write(release_of(bank), out, ledger=ledger)
