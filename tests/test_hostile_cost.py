@@ -134,3 +134,16 @@ def test_thousands_of_unknown_keys_are_each_reported_with_few_suggestions(
     assert len(unknown) == 11_039
     assert unknown[0].message == "unknown key 'titel'; did you mean 'title'?"
     assert len(calls) <= 100  # the suggestions stop early; every key is still reported
+
+
+def test_format_facts_in_runs_of_signs_are_read_in_linear_time(tmp_path: Path) -> None:
+    """The format-fact reader's link between a constant and its number once had overlapping steps
+    (a space, or a colon with spaces around it): 20 colons after `FP16 max` took a minute to fail.
+    Each such run, thousands long, in the answer and in the napkin math."""
+    runs = [f"FP16 max{' :' * 4000} z", f"FP16 max{', ' * 4000}z", f"the largest FP16{' ' * 8000}z"]
+    text = question(calculations=runs).replace(
+        "    multiplies the loss before backward so those gradients stay representable.\n",
+        "".join(f"    {run}.\n" for run in runs),
+    )
+    assert "FP16 max :" in text.split("common_mistake")[0]  # the answer holds the runs too
+    assert [f.code for f in _audit(tmp_path, text) if f.code == "QB414"] == []

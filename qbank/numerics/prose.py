@@ -68,14 +68,16 @@ _NUMBER = (
     r"(?P<number>2\s*(?:\^|\*\*)\s*\(?\s*[-−–]?\s*\d{1,4}\s*\)?"  # 2^-14, 2**(-14)
     r"|2[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]{1,4}"  # 2⁻¹⁴
     r"|1\s*/\s*\d[\d,]{0,12}"  # 1/1024
-    r"|\d[\d,]{0,40}(?:\.\d{1,20})?"  # 65,504 · 6.1
+    r"|\d{1,40}(?:,\d{3}){0,13}(?:\.\d{1,20})?"  # 65,504 · 6.1 (not the comma after `1,`)
     r"(?:\s*(?:[eE][-+−]?\d{1,3}|[×x·*]\s*10\s*(?:\^|\*\*)?\s*\(?[-−⁻]?[\d⁰¹²³⁴⁵⁶⁷⁸⁹]{1,3}\)?))?"
     r"(?:\s?[kKM](?![\w]))?)"  # 65K
 )
 _HEDGE = r"(?P<hedge>~|≈|about|roughly|approximately|around|nearly)"
+# Each step of a link holds a sign or a word, so a run of spaces or signs can be matched one way
+# only: with overlapping steps (`\s` or `\s*:\s*`), 20 colons took a minute to fail (backtracking).
 _LINK = (
-    r"(?:['’]s)?(?:\s|\s*[:=(,]\s*|\s+(?:is|of|at|equals|sits\s+at|tops\s+out\s+at|only|just|a|of\s+only)\s+)*"
-    rf"(?:{_HEDGE}\s*)?"
+    r"(?:['’]s)?(?:\s*(?:[:=(,]|(?<![\w-])(?:is|of|at|equals|sits\s+at|tops\s+out\s+at|only|just|a)(?![\w-]))){0,6}"
+    rf"\s*(?:{_HEDGE}\s*)?"
 )
 _KINDS = (
     (
@@ -168,6 +170,15 @@ def _names_one(text: str) -> bool:
 _STEMS = ("fp16", "fp32", "bf16", "float16", "float32", "precision", "binary16", "binary32", "e4m3", "e5m2")
 
 
+# How far before or after a match the words that change its meaning are looked for: a window, so that
+# a clause of thousands of facts is read in linear time (a whole prefix per match took 14 s for 64 KB).
+_NEAR = 60
+
+
+def _before(text: str, start: int) -> str:
+    return text[max(0, start - _NEAR) : start]
+
+
 def _clause_problems(clause: str) -> Iterator[str]:
     """Each fact stated after a format's name and before the next one's."""
     yield from _lead_problems(clause)
@@ -178,7 +189,7 @@ def _clause_problems(clause: str) -> Iterator[str]:
         stretch = clause[mention.end() : end]
         if _POSSESSIVE.match(stretch):  # "TF32 keeps FP32's 8-bit exponent but ...": FP32's phrase ends
             stretch = _PHRASE_END.split(stretch, maxsplit=1)[0]
-        if name is None or _COMPARED.search(clause[: mention.start()]):
+        if name is None or _COMPARED.search(_before(clause, mention.start())):
             continue
         yield from _value_problems(name, stretch)
         yield from _bit_problems(name, stretch)
@@ -196,8 +207,8 @@ def _lead_problems(clause: str) -> Iterator[str]:
         else:
             continue  # "smallest" alone: normal or subnormal, the writer does not say
         name = _NAMES.get(re.sub(r"[\s_-]", "", match.group("format").lower()))
-        if name is not None and not _SCALED.search(clause[: match.start()]):
-            rest = clause[match.end() :]
+        if name is not None and not _SCALED.search(_before(clause, match.start())):
+            rest = clause[match.end() : match.end() + _NEAR]
             yield from _compared(name, kind, match.group("number"), match.group("hedge"), rest)
 
 
@@ -205,8 +216,8 @@ def _value_problems(name: str, stretch: str) -> Iterator[str]:
     for match in _VALUE.finditer(stretch):
         kind = next(k for k, _ in _KINDS if match.group(k))
         number, hedge = match.group(f"n_{kind}"), match.group(f"h_{kind}")
-        if not _SCALED.search(stretch[: match.start()]):
-            yield from _compared(name, kind, number, hedge, stretch[match.end() :])
+        if not _SCALED.search(_before(stretch, match.start())):
+            yield from _compared(name, kind, number, hedge, stretch[match.end() : match.end() + _NEAR])
 
 
 def _compared(name: str, kind: str, number: str, hedge: str | None, rest: str) -> Iterator[str]:

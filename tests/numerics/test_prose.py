@@ -15,6 +15,7 @@ def found(text: str) -> list[str]:
     ("wrong", "right"),
     [
         ("FP16's max is 65,536, so the scale halves.", "FP16's max is 65,504, so the scale halves."),
+        ("FP16 max 1, and so on.", "FP16 max 65504, and so on."),  # a comma after the number ends it
         ("FP16 max 64K before scaling.", "FP16 max 65K before scaling."),  # truncated: holds
         ("The largest FP16 value is 65,536.", "The largest FP16 value is about 65,536."),  # ≈: within 5%
         ("The max of BF16 is 3.4e37.", "The max of BF16 is 3.39e38."),
