@@ -52,6 +52,9 @@ BOUNDS: dict[str, Bound] = {
     "export.site.static_names": Bound(1, "text", "the site's fixed file names, from the packaged assets"),
     "export.site.renderer": Bound(1, "text", "a digest of the page templates and renderer, read once"),
     "export.anki.renderer": Bound(1, "text", "a digest of the note renderer's code, read once"),
+    "export.anki.schema": Bound(
+        1, "text", "the schema of a collection qbank makes, to compare a kept one with"
+    ),
     "gpu.resolve.load": Bound(4, "run", "the evidence of a bank, read once per audit, not once per claim"),
 }
 

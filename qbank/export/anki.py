@@ -204,6 +204,9 @@ def _updated(release: Release, out: Path, name: str, memory: Memory, stamp: int)
     db = sqlite3.connect(":memory:")
     try:
         db.deserialize(data)
+        db.execute("PRAGMA trusted_schema = OFF")
+        if _schema(db) != _schema_made():
+            return None  # not a collection _collection made (a trigger would rewrite what is written)
         with db:
             _remove_notes(db, gone)
             if not _write_notes(db, notes, stamp):
@@ -211,6 +214,21 @@ def _updated(release: Release, out: Path, name: str, memory: Memory, stamp: int)
         return db.serialize()
     except sqlite3.Error:
         return None
+    finally:
+        db.close()
+
+
+def _schema(db: sqlite3.Connection) -> list[tuple[str, str, str]]:
+    return db.execute("SELECT type, name, sql FROM sqlite_master ORDER BY type, name").fetchall()
+
+
+@memo.cached("export.anki.schema")
+def _schema_made() -> list[tuple[str, str, str]]:
+    """The schema of a collection _collection makes: a kept one with anything else is not updated."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.deserialize(_collection([], "qbank", 0))
+        return _schema(db)
     finally:
         db.close()
 

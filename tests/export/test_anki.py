@@ -204,3 +204,24 @@ def test_a_deck_changed_since_the_export_is_built_whole(
         monkeypatch.setattr(anki, "_timestamp", lambda: 1_767_229_200)
         anki.write(release_of(bank), deck, memory=memory)
     assert {mod for mod, _, _ in _deck_rows(deck).values()} == {1_767_229_200}
+
+
+def test_a_kept_collection_with_a_trigger_is_not_updated(
+    tmp_path: Path, bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kept collection is the cache's, never trusted: one whose schema holds anything a collection
+    qbank makes does not (here a trigger that would blank every note written) is built whole."""
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    deck, edited = tmp_path / "deck.apkg", release_of(edited_bank(bank, tmp_path / "edited"))
+    with store.memory(bank) as memory:
+        assert memory is not None
+        anki.write(release_of(bank), deck, memory=memory)
+        kept = anki._kept_name(deck)
+        db = sqlite3.connect(":memory:")
+        db.deserialize(memory.kept_file(kept) or b"")
+        db.execute("CREATE TRIGGER blank AFTER UPDATE ON notes BEGIN UPDATE notes SET flds = ''; END")
+        memory.keep_file(kept, db.serialize())
+        anki.write(edited, deck, memory=memory)
+    rows = _deck_rows(deck)
+    assert "A blimp fleet" in rows[genanki.guid_for("edge-202611-e001")][1]
+    assert all(flds for _, flds, _ in rows.values())
