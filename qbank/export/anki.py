@@ -31,13 +31,14 @@ import time
 import zipfile
 import zlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Protocol
 
 import genanki
 
-from qbank import __version__, memo
+from qbank import __version__, load, memo
 from qbank.engine import runner
 from qbank.export import files, markdown
 from qbank.export.release import Entry, Release
@@ -141,17 +142,68 @@ def write(release: Release, out: Path, name: str = "qbank", memory: Memory | Non
     changed are written, stamped now, and the others keep their stamps (Anki imports only what is
     newer, so only they are updated). Otherwise the collection is built whole."""
     stamp = _timestamp()
-    collection = None
-    if memory is not None and not _reproducible():
-        collection = _updated(release, out, name, memory, stamp)
+    kept = _kept(out, name, memory) if memory is not None and not _reproducible() else None
+    collection = _updated(release, kept, memory, stamp) if kept is not None and memory is not None else None
     if collection is None:
         collection = _collection(_notes(release.entries, memory), name, stamp)
+    chunks = runner.deflated(collection, 1, (kept.collection, kept.chunks) if kept and kept.chunks else None)
     with files.atomic(out) as temporary:
-        temporary.write_bytes(_package({"collection.anki2": collection, "media": b"{}"}))
+        temporary.write_bytes(
+            _package([(COLLECTION, collection, chunks), ("media", b"{}", runner.deflated(b"{}", 1))])
+        )
     if memory is not None:
         memory.keep_file(_kept_name(out), collection)
         held = {entry.id: entry.content_hash for entry in release.entries}
-        memory.keep_exported(out, json.dumps({"shape": _shape(name), "notes": held}))
+        record = {"shape": _shape(name), "notes": held, "chunks": [len(chunk) for chunk in chunks]}
+        memory.keep_exported(out, json.dumps(record))
+
+
+COLLECTION = "collection.anki2"  # the collection's name in a deck, first in it (_package)
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """The deck the last export wrote at a path: its questions' content hashes by id, its collection,
+    and that collection's deflated chunks as they stand in the deck (None where they cannot be read)."""
+
+    held: dict[str, str]
+    collection: bytes
+    chunks: list[bytes] | None
+
+
+def _kept(out: Path, name: str, memory: Memory) -> _Kept | None:
+    """What the last export kept of the deck at `out`, if `out` is still that deck (its status)."""
+    try:
+        record = json.loads(memory.exported(out) or "")
+    except ValueError:
+        return None
+    held = _held(record, name)
+    collection = memory.kept_file(_kept_name(out)) if held is not None else None
+    if held is None or collection is None:
+        return None
+    return _Kept(held, collection, _chunks_in(out, record.get("chunks")))
+
+
+def _chunks_in(out: Path, lengths: object) -> list[bytes] | None:
+    """The collection's deflated chunks in the deck at `out`, by their recorded lengths: the deck
+    starts with the collection's local header (_package), whose sizes must agree."""
+    if not isinstance(lengths, list) or not all(type(n) is int and n >= 0 for n in lengths):
+        return None
+    try:
+        deck, _ = load.read_regular(out, _DECK_LIMIT, getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    start = _LOCAL.size + len(COLLECTION)
+    if len(deck) < start or deck[_LOCAL.size : start] != COLLECTION.encode():
+        return None
+    packed_size = _LOCAL.unpack_from(deck)[7]
+    if packed_size != sum(lengths) or len(deck) < start + packed_size:
+        return None
+    offsets = list(itertools.accumulate(lengths, initial=start))
+    return [deck[a:b] for a, b in itertools.pairwise(offsets)]
+
+
+_DECK_LIMIT = 1 << 30  # bytes of an earlier deck read back for its chunks
 
 
 def _notes(entries: Sequence[Entry], memory: Memory | None, live: list[str] | None = None) -> list[Note]:
@@ -190,13 +242,10 @@ def _kept_name(out: Path) -> str:
     return f"anki-{hashlib.sha256(os.fsencode(os.path.realpath(out))).hexdigest()[:32]}.anki2"
 
 
-def _updated(release: Release, out: Path, name: str, memory: Memory, stamp: int) -> bytes | None:
-    """The last collection written at `out`, with the notes of questions changed, added or removed
-    since; None where there is none to update (then the deck is built whole)."""
-    held = _held(memory.exported(out), name)
-    data = memory.kept_file(_kept_name(out)) if held is not None else None
-    if held is None or data is None:
-        return None
+def _updated(release: Release, kept: _Kept, memory: Memory, stamp: int) -> bytes | None:
+    """The kept collection with the notes of questions changed, added or removed since; None where
+    it cannot be updated (then the deck is built whole)."""
+    held, data = kept.held, kept.collection
     wanted = {entry.id for entry in release.entries}
     changed = [entry for entry in release.entries if held.get(entry.id) != entry.content_hash]
     gone = [genanki.guid_for(question) for question in held if question not in wanted]
@@ -233,12 +282,8 @@ def _schema_made() -> list[tuple[str, str, str]]:
         db.close()
 
 
-def _held(made: str | None, name: str) -> dict[str, str] | None:
+def _held(record: object, name: str) -> dict[str, str] | None:
     """The content hash of each question in the kept collection, by id, if it is this deck's."""
-    try:
-        record = json.loads(made or "")
-    except ValueError:
-        return None
     notes = record.get("notes") if isinstance(record, dict) and record.get("shape") == _shape(name) else None
     if not isinstance(notes, dict) or not all(isinstance(v, str) for v in notes.values()):
         return None
@@ -353,14 +398,14 @@ _END = struct.Struct("<IHHHHIIH")
 _DOS_DATE = (2026 - 1980) << 9 | 1 << 5 | 1
 
 
-def _package(members: dict[str, bytes]) -> bytes:
-    """The .apkg: a zip archive of `members`, each deflated at level 1 (a 42 MB collection of 10,000
-    notes: 5.9 MB, where level 6 took 2.4 times as long for 5.0 MB), with MARK as its comment
-    (is_export). Written here, not by zipfile, which cannot take data deflated in threads
-    (runner.deflated)."""
+def _package(members: list[tuple[str, bytes, list[bytes]]]) -> bytes:
+    """The .apkg: a zip archive of `members` (name, data, the outputs of runner.deflated at level 1:
+    a 42 MB collection of 10,000 notes makes 5.9 MB, where level 6 took 2.4 times as long for 5.0
+    MB), with MARK as its comment (is_export). Written here, not by zipfile, which cannot take data
+    deflated in threads."""
     body, central = bytearray(), bytearray()
-    for name, data in members.items():
-        packed, crc, raw = runner.deflated(data, 1), zlib.crc32(data), name.encode()
+    for name, data, chunks in members:
+        packed, crc, raw = b"".join(chunks), zlib.crc32(data), name.encode()
         shared = (20, 0, 8, 0, _DOS_DATE, crc, len(packed), len(data), len(raw))
         central += (
             _CENTRAL.pack(0x02014B50, 3 << 8 | 20, *shared, 0, 0, 0, 0, 0o100644 << 16, len(body)) + raw

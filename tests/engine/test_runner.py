@@ -15,7 +15,24 @@ def test_chunks_deflated_apart_are_one_stream_whatever_the_threads(
     data = (os.urandom(4096) + b"anki " * 2000) * (size // 14096 + 1)
     data = data[:size]
     monkeypatch.setattr(runner, "cpus", lambda: 1)
-    alone = runner.deflated(data, 1)
+    alone = b"".join(runner.deflated(data, 1))
     monkeypatch.setattr(runner, "cpus", lambda: 4)
-    assert runner.deflated(data, 1) == alone
+    assert b"".join(runner.deflated(data, 1)) == alone
     assert zlib.decompress(alone, -zlib.MAX_WBITS) == data
+
+
+def test_unchanged_chunks_are_kept_and_the_stream_is_a_whole_deflate(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An earlier input's outputs are kept for the chunks that are the same, in the same place; the
+    stream is byte for byte the one a whole deflate makes."""
+    chunk = runner.DEFLATE_CHUNK
+    old = os.urandom(chunk) + b"a" * chunk + b"b" * chunk + b"tail"
+    before = runner.deflated(old, 1)
+    new = old[:chunk] + b"A" + old[chunk + 1 :]  # the second chunk changed
+    made: list[int] = []
+    real = zlib.compressobj
+    monkeypatch.setattr(zlib, "compressobj", lambda *a: made.append(1) or real(*a))
+    outputs = runner.deflated(new, 1, (old, before))
+    assert len(made) == 1 and outputs[0] is before[0] and outputs[2] is before[2]
+    assert b"".join(outputs) == b"".join(runner.deflated(new, 1))
+    longer = runner.deflated(old + b"more", 1, (old, before))  # the last chunk is last no more
+    assert zlib.decompress(b"".join(longer), -zlib.MAX_WBITS) == old + b"more"

@@ -10,7 +10,7 @@ import genanki
 import pytest
 from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
 
-from qbank.engine import store
+from qbank.engine import runner, store
 from qbank.export import anki
 from tests.export.conftest import RELEASED, edited_bank, release_of
 
@@ -134,7 +134,11 @@ def test_the_collection_holds_the_rows_genanki_writes(bank: Path, tmp_path: Path
     assert list(ours.iterdump()) == list(theirs.iterdump())
     assert ours.execute("SELECT count(*) FROM cards").fetchone() == (len(RELEASED),)
     deck_file = tmp_path / "deck.apkg"
-    deck_file.write_bytes(anki._package({"collection.anki2": b"x" * 100_000, "media": b"{}"}))
+    members = [
+        (name, data, runner.deflated(data, 1))
+        for name, data in (("collection.anki2", b"x" * 100_000), ("media", b"{}"))
+    ]
+    deck_file.write_bytes(anki._package(members))
     with zipfile.ZipFile(deck_file) as archive:
         assert archive.testzip() is None and archive.comment == anki.MARK
         assert archive.read("collection.anki2") == b"x" * 100_000 and archive.namelist()[1] == "media"
@@ -171,12 +175,28 @@ def test_a_deck_written_again_updates_only_the_notes_that_changed(
         before = _deck_rows(deck)
         shutil.copy(deck, tmp_path / "before.apkg")
         monkeypatch.setattr(anki, "_timestamp", lambda: later)
+        earlier: list[object] = []
+        deflated = runner.deflated
+        monkeypatch.setattr(
+            runner,
+            "deflated",
+            lambda data, level, before=None: earlier.append(before) or deflated(data, level, before),
+        )
         anki.write(edited, deck, memory=memory)
+        monkeypatch.setattr(runner, "deflated", deflated)
+    assert earlier[0] is not None  # the last deck's chunks, read back from it for reuse
     after = _deck_rows(deck)
     blimp, gone = genanki.guid_for("edge-202611-e001"), genanki.guid_for("cloud-202611-e000")
     assert set(after) == set(before) - {gone}
     assert after[blimp][0] == later and "A blimp fleet" in after[blimp][1]
     assert all(after[guid] == before[guid] for guid in after if guid != blimp)
+    with zipfile.ZipFile(deck) as archive:  # its kept chunks and new ones: a whole deflate's stream
+        collection = archive.read(anki.COLLECTION)
+    members = [
+        (anki.COLLECTION, collection, runner.deflated(collection, 1)),
+        ("media", b"{}", runner.deflated(b"{}", 1)),
+    ]
+    assert deck.read_bytes() == anki._package(members)
     anki.write(edited, tmp_path / "whole.apkg")  # no memory: built whole
     assert {g: row[1:] for g, row in after.items()} == {
         g: row[1:] for g, row in _deck_rows(tmp_path / "whole.apkg").items()
