@@ -1474,8 +1474,13 @@ def _in_modes(node: Node, modes: tuple[Mode, ...], same: bool) -> dict[Mode, Qua
 
 
 def _scaled(tokens: Sequence[Token]) -> bool:
-    """`6.5 * 10^-3` (with units after it): a stated value written in scientific notation."""
-    kinds = [(t.kind, "n" if t.kind == "num" else t.text) for t in tokens if t.kind != "word"]
+    """`6.5 * 10^-3`, `6.5 x 10^-3` (with units after it): a stated value written in scientific
+    notation (a `times` token is `x` between numbers, as `×` is `*`)."""
+    kinds = [
+        ("op", "*") if t.kind == "times" else (t.kind, "n" if t.kind == "num" else t.text)
+        for t in tokens
+        if t.kind != "word"
+    ]
     if kinds[:4] != [("num", "n"), ("op", "*"), ("num", "n"), ("op", "^")]:
         return False
     rest = kinds[4:]

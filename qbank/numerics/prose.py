@@ -224,7 +224,6 @@ def _compared(name: str, kind: str, number: str, hedge: str | None, rest: str) -
     """What is wrong with `number` as the format's constant `kind`, if the phrase ends after it."""
     if not _ends_phrase(rest):
         return
-    number = re.sub(r"\s*[x*·]\s*(?=10)", " × ", number)  # 5.96 x 10^-8: a stated value, as `×` writes it
     exact = FORMATS[name].constant(kind)
     accepted = (exact, exact / 2) if kind == "eps" else (exact,)
     try:

@@ -140,3 +140,11 @@ def test_inequalities_are_claims(line: str, status: list[str]) -> None:
 def test_an_inequality_that_fails_says_by_how_much() -> None:
     (outcome,) = check_text("- 512 ≥ 2^-14 / 1e-7")
     assert outcome.message.endswith("512 is not at least 610.352")
+
+
+@pytest.mark.parametrize("written", ["5.96 × 10^-8", "5.96 x 10^-8", "5.96x10^-8", "5.96 * 10^-8"])
+def test_scientific_notation_states_its_digits_whatever_its_times_sign(written: str) -> None:
+    """FP16's smallest subnormal, 2^-24 = 5.9604644775390625e-08, stated to three digits: `x` was read
+    as an expression to be exact, while `×` stated its digits (format-fact read it wrong at first)."""
+    assert agrees(Fraction(1, 2**24), written)
+    assert not agrees(Fraction(1, 2**24), written.replace("5.96", "5.94"))
