@@ -31,7 +31,7 @@ from qbank.napkin.evaluate import (
     Node,
     Quantity,
     UnitError,
-    duration,
+    duration_goes_on,
     evaluate,
     format_number,
     is_call,
@@ -660,12 +660,10 @@ def _forward(segment: list[Token], start: int, end: int, text: str) -> tuple[Ter
 
 
 def _compound(kept: list[Token], segment: list[Token], j: int, end: int) -> bool:
-    """Whether the number at `j` goes on a duration (`= 1 h 30 min`): after a number and a time
-    unit, a number and a smaller time unit (the parser reads the sum: evaluate._Parser._compound)."""
-    larger = duration(kept[-1].text) if len(kept) > 1 and kept[-2].kind == "num" else None
+    """Whether the number at `j` goes on a duration (`= 1 h 30 min`), as the parser reads it
+    (evaluate.duration_goes_on)."""
     unit = segment[j + 1] if j + 1 < end else None
-    smaller = duration(unit.text) if unit is not None and unit.kind == "word" else None
-    return larger is not None and smaller is not None and smaller < larger and segment[j].kind == "num"
+    return len(kept) > 1 and kept[-2].kind == "num" and duration_goes_on(kept[-1].text, segment[j], unit)
 
 
 def _range(

@@ -71,10 +71,25 @@ class Parse:
     numbers: tuple[Node, ...]  # the node of each number token, in order: see `replaced`
 
 
-def duration(word: str) -> Fraction | None:
+def _duration(word: str) -> Fraction | None:
     """Seconds in one of this time unit (`h`, `min`, `ms`), or None for any other word."""
     unit = units.UNITS.get(word)
     return unit.factor if unit is not None and unit.dims == units.SECOND else None
+
+
+def duration_goes_on(word: str, number: Token | None, unit: Token | None) -> bool:
+    """Whether `number` and `unit`, after a number and the time unit `word`, go on that duration: a
+    number apart and a smaller time unit (`1 h` then `30 min`)."""
+    larger = _duration(word)
+    smaller = _duration(unit.text) if unit is not None and unit.kind == "word" else None
+    return (
+        larger is not None
+        and smaller is not None
+        and smaller < larger
+        and number is not None
+        and number.kind == "num"
+        and number.spaced
+    )
 
 
 def of_joins(tokens: Sequence[Token], i: int) -> bool:
@@ -296,20 +311,10 @@ class _Parser:
         """`1 h 30 min`, `2 min 5 s`: a duration written as a sum of smaller and smaller time units,
         read as that sum (issue 31: `1 h 30 min = 90 min` was not read). Only right after a number
         and its unit, and only down the scale, so `100 ms 20 ms` stays unread."""
-        larger = duration(word)
-        while larger is not None and node[0] == "bin":
-            number, unit = self.peek(), self.peek(1)
-            smaller = duration(unit.text) if unit is not None and unit.kind == "word" else None
-            if (
-                number is None
-                or number.kind != "num"
-                or not number.spaced
-                or smaller is None
-                or smaller >= larger
-            ):
-                return node
-            part = ("bin", "*", self.primary(), ("unit", self.take().text))
-            node, larger = ("bin", "+", node, part), smaller
+        while node[0] == "bin" and duration_goes_on(word, self.peek(), self.peek(1)):
+            number = self.primary()
+            word = self.take().text
+            node = ("bin", "+", node, ("bin", "*", number, ("unit", word)))
         return node
 
     def _times_unit(self, node: Node, word: str, op: str) -> Node:
