@@ -120,37 +120,37 @@ class Ledger(Protocol):
 def write(release: Release, out: Path, ledger: Ledger | None = None) -> None:
     """The release at `out`: updated in place when `ledger` says `out` is the file the last export
     wrote, from the same writer and taxonomy (`_made`); else built whole."""
-    made = _made(release)
-    if ledger is None or ledger.exported(out) != made or not _updated(release, out):
-        _build(release, out)
+    doc = envelope(release)
+    made = _made(doc)
+    if ledger is None or ledger.exported(out) != made or not _updated(release, out, doc):
+        _build(release, out, doc)
     if ledger is not None:
         ledger.keep_exported(out, made)
 
 
-def _build(release: Release, out: Path) -> None:
+def _build(release: Release, out: Path, doc: dict[str, Any]) -> None:
     with files.atomic(out) as temporary:
         connection = sqlite3.connect(temporary)
         try:
             # a temporary file, renamed into place only when complete (files.atomic): a journal and
             # waits for the disk would guard nothing
             connection.executescript("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")
-            _fill(connection, release)
+            _fill(connection, release, doc)
             connection.commit()
         finally:
             connection.close()
 
 
-def _made(release: Release) -> str:
+def _made(doc: dict[str, Any]) -> str:
     """A digest of what the file holds besides its questions: this writer (qbank's version and this
-    module's source) and the release's envelope less its questions' hash and count."""
-    doc = envelope(release)
+    module's source) and the release's envelope (`doc`) less its questions' hash and count."""
     shared = {key: value for key, value in doc.items() if key not in ("release_hash", "count")}
     digest = hashlib.sha256(f"{__version__}\0{json.dumps(shared, sort_keys=True)}\0".encode())
     digest.update(Path(__file__).read_bytes())
     return digest.hexdigest()
 
 
-def _updated(release: Release, out: Path) -> bool:
+def _updated(release: Release, out: Path, doc: dict[str, Any]) -> bool:
     """Replace the questions whose content hash changed, in one transaction (SQLite's rollback journal
     keeps the old file whole if it fails, and then it is built whole): each removed from the FTS5
     index with the values it was indexed with, as an external-content table needs
@@ -161,7 +161,8 @@ def _updated(release: Release, out: Path) -> bool:
         return False
     try:
         db.execute("PRAGMA trusted_schema = OFF")
-        held = dict(db.execute("SELECT id, content_hash FROM questions").fetchall())
+        rows = db.execute("SELECT id, content_hash, rowid FROM questions").fetchall()
+        held = {id_: digest for id_, digest, _ in rows}
         wanted = {entry.id: entry for entry in release.entries}
         gone = [
             (id_,) for id_, digest in held.items() if id_ not in wanted or wanted[id_].content_hash != digest
@@ -170,7 +171,7 @@ def _updated(release: Release, out: Path) -> bool:
         if not gone and not new:
             return True  # nothing written: the file keeps its bytes
         with db:
-            rowids = dict(db.execute("SELECT id, rowid FROM questions").fetchall())
+            rowids = {id_: rowid for id_, _, rowid in rows}
             db.executemany(
                 f"INSERT INTO questions_fts(questions_fts, rowid, {_INDEXED}) SELECT 'delete', rowid, {_INDEXED} FROM questions WHERE id = ?",
                 gone,
@@ -182,7 +183,6 @@ def _updated(release: Release, out: Path) -> bool:
                 f"INSERT INTO questions_fts(rowid, {_INDEXED}) SELECT rowid, {_INDEXED} FROM questions WHERE id = ?",
                 [(entry.id,) for entry in new],
             )
-            doc = envelope(release)
             db.executemany(
                 "UPDATE meta SET value = ? WHERE key = ?",
                 [(str(doc[key]), key) for key in ("release_hash", "count")],
@@ -202,9 +202,8 @@ _COLUMNS = (  # questions' columns, in SCHEMA's order (_row's)
 )
 
 
-def _fill(db: sqlite3.Connection, release: Release) -> None:
+def _fill(db: sqlite3.Connection, release: Release, doc: dict[str, Any]) -> None:
     db.executescript(SCHEMA)
-    doc = envelope(release)
     meta = {
         key: doc[key] for key in ("format", "format_version", "generator", "policy", "release_hash", "count")
     }
