@@ -176,6 +176,8 @@ def deflated(data: bytes, level: int, before: tuple[bytes, list[bytes]] | None =
 
     view = memoryview(data)
     starts = range(0, max(len(data), 1), DEFLATE_CHUNK)
+    if before is not None and len(before[1]) != len(range(0, max(len(before[0]), 1), DEFLATE_CHUNK)):
+        before = None  # outputs that are not that input's chunks: nothing to keep
 
     def pack(start: int) -> bytes:
         last = start + DEFLATE_CHUNK >= len(data)
@@ -198,6 +200,5 @@ def _unchanged(before: tuple[bytes, list[bytes]], view: memoryview, start: int, 
     return (
         index < len(outputs)
         and was_last == last
-        and len(outputs) == len(range(0, max(len(old), 1), DEFLATE_CHUNK))
         and memoryview(old)[start : start + DEFLATE_CHUNK] == view[start : start + DEFLATE_CHUNK]
     )

@@ -427,5 +427,4 @@ def is_export(path: Path) -> bool:
 
 def _timestamp() -> int:
     """Seconds since the epoch that notes are stamped with (and their ids count up from)."""
-    fixed = os.environ.get("SOURCE_DATE_EPOCH", "")
-    return int(fixed) if fixed.isdigit() else int(time.time())
+    return int(os.environ["SOURCE_DATE_EPOCH"]) if _reproducible() else int(time.time())

@@ -36,3 +36,11 @@ def test_unchanged_chunks_are_kept_and_the_stream_is_a_whole_deflate(monkeypatch
     assert b"".join(outputs) == b"".join(runner.deflated(new, 1))
     longer = runner.deflated(old + b"more", 1, (old, before))  # the last chunk is last no more
     assert zlib.decompress(b"".join(longer), -zlib.MAX_WBITS) == old + b"more"
+
+
+def test_outputs_that_are_not_the_earlier_inputs_chunks_are_not_kept() -> None:
+    """`before` whose outputs do not number the earlier input's chunks (a kept collection and a deck
+    out of step) keeps nothing: the stream is a whole deflate's."""
+    old = b"a" * (2 * runner.DEFLATE_CHUNK)
+    before = (old, [b"forged"])  # one output for two chunks
+    assert b"".join(runner.deflated(old, 1, before)) == b"".join(runner.deflated(old, 1))
