@@ -185,7 +185,7 @@ def _clause_problems(clause: str) -> Iterator[str]:
     mentions = list(_FORMAT.finditer(clause))
     for index, mention in enumerate(mentions):
         end = mentions[index + 1].start() if index + 1 < len(mentions) else len(clause)
-        name = _NAMES.get(re.sub(r"[\s_-]", "", mention.group(0).lower()))
+        name = _format_named(mention.group(0))
         stretch = clause[mention.end() : end]
         if _POSSESSIVE.match(stretch):  # "TF32 keeps FP32's 8-bit exponent but ...": FP32's phrase ends
             stretch = _PHRASE_END.split(stretch, maxsplit=1)[0]
@@ -193,6 +193,11 @@ def _clause_problems(clause: str) -> Iterator[str]:
             continue
         yield from _value_problems(name, stretch)
         yield from _bit_problems(name, stretch)
+
+
+def _format_named(written: str) -> str | None:
+    """The format a name as written stands for (`FP8-E4M3`: float8_e4m3fn); None for one not read."""
+    return _NAMES.get(re.sub(r"[\s_-]", "", written.lower()))
 
 
 def _lead_problems(clause: str) -> Iterator[str]:
@@ -206,7 +211,7 @@ def _lead_problems(clause: str) -> Iterator[str]:
             kind = "smallest_normal"
         else:
             continue  # "smallest" alone: normal or subnormal, the writer does not say
-        name = _NAMES.get(re.sub(r"[\s_-]", "", match.group("format").lower()))
+        name = _format_named(match.group("format"))
         if name is not None and not _SCALED.search(_before(clause, match.start())):
             rest = clause[match.end() : match.end() + _NEAR]
             yield from _compared(name, kind, match.group("number"), match.group("hedge"), rest)
