@@ -67,7 +67,7 @@ _KEY_BYTES = 20
 # text an export rendered (Anki's notes), by a key of all it was made from (Store.rendered).
 # `exported` holds, for a file an export wrote (SQLite, Anki), its status then and what it was made
 # from (Store.exported), so the next export may update it in place; Anki's collection is kept beside
-# the database (Store.kept_file), as SQLite would write a 42 MB row twice (journal and table).
+# the database (Store.kept_path), as SQLite would write a 42 MB row twice (journal and table).
 # IF NOT EXISTS: two audits that find the same new, empty database both make the tables; SQLite keeps
 # each statement without those words in sqlite_master (so _schema compares them as made).
 _TABLES = """
@@ -94,7 +94,6 @@ _NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # opening a FIFO does not wait for a w
 _A_LINK = "is a symbolic link, and qbank never follows one there"
 
 
-_KEPT_LIMIT = 1 << 30  # bytes of a kept file read back: a 10,000-note Anki collection is 42 MB
 PRUNE_SLACK = 1000  # stale entries kept beyond the live ones before a whole-bank run drops them
 
 
@@ -201,17 +200,15 @@ class Store:
             status = self.status(path, os.stat(path, follow_symlinks=False))
             self._db.execute("INSERT OR REPLACE INTO exported VALUES (?, ?, ?)", (path, status, made))
 
-    def kept_file(self, name: str) -> bytes | None:
-        """A file an export keeps in the bank's cache folder (keep_file), or None."""
-        with contextlib.suppress(OSError):
-            data, _ = load.read_regular(self.folder / name, _KEPT_LIMIT, _NOFOLLOW)
-            return data
-        return None
+    def kept_path(self, name: str) -> Path:
+        """Where an export keeps a file of its own in the bank's cache folder (keep_file)."""
+        return self.folder / name
 
-    def keep_file(self, name: str, data: bytes) -> None:
+    def keep_file(self, name: str, data: bytes) -> os.stat_result | None:
         """Keep `data` as `name` in the bank's cache folder: written beside it and renamed into place,
-        with no wait for the disk (the cache is safe to lose: a torn file is only a miss)."""
-        target = self.folder / name
+        with no wait for the disk (the cache is safe to lose: a torn file is only a miss). Returns
+        the kept file's status, None where it could not be kept."""
+        target = self.kept_path(name)
         with contextlib.suppress(OSError):
             temporary = target.with_name(f".{name}.{os.getpid()}.tmp")
             fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _NOFOLLOW, 0o600)
@@ -219,8 +216,10 @@ class Store:
                 with os.fdopen(fd, "wb") as file:
                     file.write(data)
                 os.replace(temporary, target)
+                return os.lstat(target)  # after the rename, which changes its ctime
             finally:
                 temporary.unlink(missing_ok=True)
+        return None
 
     def _rows_of(self, table: str, keys: list[bytes]) -> list[Any]:
         """The rows of `table` (keyed by `key`) for these keys, looked up through a temporary table of

@@ -30,10 +30,16 @@ def test_unchanged_chunks_are_kept_and_the_stream_is_a_whole_deflate(monkeypatch
     new = old[:chunk] + b"A" + old[chunk + 1 :]  # the second chunk changed
     made: list[int] = []
     real = zlib.compressobj
-    monkeypatch.setattr(zlib, "compressobj", lambda *a: made.append(1) or real(*a))
+    monkeypatch.setattr(zlib, "compressobj", lambda *a, **k: made.append(1) or real(*a, **k))
     outputs = runner.deflated(new, 1, (old, before))
     assert len(made) == 1 and outputs[0] is before[0] and outputs[2] is before[2]
     assert b"".join(outputs) == b"".join(runner.deflated(new, 1))
+    made.clear()  # a change in the window before the third chunk: it primes that chunk, so both go again
+    end = old[: 2 * chunk - 1] + b"B" + old[2 * chunk :]
+    outputs = runner.deflated(end, 1, (old, before))
+    assert len(made) == 2 and outputs[0] is before[0]
+    assert b"".join(outputs) == b"".join(runner.deflated(end, 1))
+    assert zlib.decompress(b"".join(outputs), -zlib.MAX_WBITS) == end
     longer = runner.deflated(old + b"more", 1, (old, before))  # the last chunk is last no more
     assert zlib.decompress(b"".join(longer), -zlib.MAX_WBITS) == old + b"more"
 

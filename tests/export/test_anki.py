@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import shutil
 import sqlite3
 import zipfile
@@ -230,18 +231,48 @@ def test_a_kept_collection_with_a_trigger_is_not_updated(
     tmp_path: Path, bank: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The kept collection is the cache's, never trusted: one whose schema holds anything a collection
-    qbank makes does not (here a trigger that would blank every note written) is built whole."""
+    qbank makes does not (here a trigger that would blank every note written) is built whole, even
+    with a record that vouches for its status."""
     monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
     deck, edited = tmp_path / "deck.apkg", release_of(edited_bank(bank, tmp_path / "edited"))
     with store.memory(bank) as memory:
         assert memory is not None
         anki.write(release_of(bank), deck, memory=memory)
-        kept = anki._kept_name(deck)
-        db = sqlite3.connect(":memory:")
-        db.deserialize(memory.kept_file(kept) or b"")
-        db.execute("CREATE TRIGGER blank AFTER UPDATE ON notes BEGIN UPDATE notes SET flds = ''; END")
-        memory.keep_file(kept, db.serialize())
+        kept = _tamper(
+            memory, deck, "CREATE TRIGGER blank AFTER UPDATE ON notes BEGIN UPDATE notes SET flds = ''; END"
+        )
+        record = json.loads(memory.exported(deck) or "")
+        memory.keep_exported(deck, json.dumps(record | {"kept": anki._status(kept.stat())}))
         anki.write(edited, deck, memory=memory)
     rows = _deck_rows(deck)
     assert "A blimp fleet" in rows[genanki.guid_for("edge-202611-e001")][1]
     assert all(flds for _, flds, _ in rows.values())
+
+
+def test_a_kept_collection_written_since_the_export_is_not_used(
+    tmp_path: Path, bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An update torn part way (here: a note blanked in the kept file, and no record of it) leaves a
+    collection whose status is not the one recorded: the next deck is built whole."""
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    deck, edited = tmp_path / "deck.apkg", release_of(edited_bank(bank, tmp_path / "edited"))
+    with store.memory(bank) as memory:
+        assert memory is not None
+        anki.write(release_of(bank), deck, memory=memory)
+        kept = genanki.guid_for("cloud-202611-e003")  # neither edited nor removed: kept as it is
+        _tamper(memory, deck, f"UPDATE notes SET flds = '' WHERE guid = '{kept}'")
+        anki.write(edited, deck, memory=memory)
+    anki.write(edited, tmp_path / "whole.apkg")
+    assert {g: row[1:] for g, row in _deck_rows(deck).items()} == {
+        g: row[1:] for g, row in _deck_rows(tmp_path / "whole.apkg").items()
+    }
+
+
+def _tamper(memory: store.Store, deck: Path, statement: str) -> Path:
+    """Run `statement` on the collection kept for `deck`, where it lies; its path."""
+    kept = memory.kept_path(anki._kept_name(deck))
+    db = sqlite3.connect(kept)
+    with db:
+        db.execute(statement)
+    db.close()
+    return kept
