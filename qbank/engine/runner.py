@@ -186,8 +186,8 @@ def deflated(data: bytes, level: int, before: tuple[bytes, list[bytes]] | None =
         last = start + DEFLATE_CHUNK >= len(data)
         if before is not None and _unchanged(before, data, start, last):
             return before[1][start // DEFLATE_CHUNK]
-        primed = {"zdict": view[start - WINDOW : start]} if start else {}
-        packer = zlib.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS, **primed)
+        window = view[max(start - WINDOW, 0) : start]  # (none before the first chunk)
+        packer = zlib.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS, zdict=window)
         return packer.compress(view[start : start + DEFLATE_CHUNK]) + packer.flush(
             zlib.Z_FINISH if last else zlib.Z_SYNC_FLUSH
         )
