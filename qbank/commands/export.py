@@ -120,9 +120,10 @@ def export_all(out: Path, force: bool) -> None:
 
 
 def _site_preflight(out: Path, bank: Path) -> files.Previous:
+    from qbank.engine import store
     from qbank.export import files, site
 
-    previous = site.preflight(out, bank)
+    previous = site.preflight(out, bank, store.secret())
     for name in previous.ignored:
         say(
             f"note: {out / files.MANIFEST} names {name}, which is not a file of the site: ignored, never removed",

@@ -69,9 +69,9 @@ def build(
     `previous` is what `preflight` found (the CLI runs it before the audit); checked here if not given.
     Every file this build writes is checked before the first is written: all or nothing refused."""
     if previous is None:
-        previous = preflight(out)
+        previous = preflight(out, secret=secret)
     planned = [*static_names(), *_page_names(release)]
-    proven = files.refuse_unproven(out, planned, previous, secret, _key_in)
+    proven = files.refuse_unproven(out, planned, previous, _key_in)
     out.mkdir(parents=True, exist_ok=True)
     try:
         written, keys, rendered = _write_all(release, out, name, previous, proven.marks)
@@ -82,12 +82,14 @@ def build(
     return Built(len(release.entries), len(written), rendered)
 
 
-def preflight(out: Path, bank: Path | None = None) -> files.Previous:
+def preflight(out: Path, bank: Path | None = None, secret: bytes | None = None) -> files.Previous:
     """What may refuse `out`, checked before any work: a bank or repository there (files.refuse_roots),
     a folder that is not a site, and a file at a fixed name of the layout (index.html, assets/...)
-    that qbank did not write. Pages of questions are checked by `build`, once the release is known."""
+    that qbank did not write. Pages of questions are checked by `build`, once the release is known.
+    With `secret`, the last build's proofs are read (files.PROOFS), so `build` need not read the
+    files they vouch for."""
     files.refuse_roots(out, bank, _folders())
-    previous = files.previous_files(out, in_layout)
+    previous = files.previous_files(out, in_layout, secret)
     files.refuse_unproven(out, static_names(), previous)
     return previous
 
@@ -95,20 +97,27 @@ def preflight(out: Path, bank: Path | None = None) -> files.Previous:
 def _write_all(
     release: Release, out: Path, name: str, previous: files.Previous, marks: dict[str, str]
 ) -> tuple[dict[str, str], dict[str, str], int]:
-    """Every file of the site: name -> SHA-256 of each, the page keys, how many pages were rendered."""
+    """Every file of the site: name -> SHA-256 of each, the page keys, how many pages were rendered.
+    A fixed file (an asset, the index, the coverage page) whose bytes are those of the file there,
+    proven the last build's, is left as it is: unchanged, it settles, and the next build proves it
+    by its proof rather than reading it (files.PROOFS)."""
     site = _site_facts(release, name)
-    written = dict(_copy_assets(out))
     pages, keys, rendered = _write_pages(release, out, site, previous, marks)
-    written |= pages
     env = _environment()
-    for page, text in (
-        (INDEX_SCRIPT, _index_script(release)),
-        (pagefacts.UNITS_SCRIPT, pagefacts.units_script()),
-        (INDEX, env.get_template(INDEX).render(_index(release, site))),
-        (COVERAGE, env.get_template(COVERAGE).render(_coverage(release, site))),
-    ):
-        written.update([_write(out, page, text)])
-    return written, keys, rendered
+    fixed = [(asset, source.read_bytes()) for asset, source in _assets()]
+    fixed += [
+        (INDEX_SCRIPT, _index_script(release).encode()),
+        (pagefacts.UNITS_SCRIPT, pagefacts.units_script().encode()),
+        (INDEX, env.get_template(INDEX).render(_index(release, site)).encode()),
+        (COVERAGE, env.get_template(COVERAGE).render(_coverage(release, site)).encode()),
+    ]
+    written = {}
+    for page, data in fixed:
+        digest = hashlib.sha256(data).hexdigest()
+        if page not in marks or previous.recorded.get(page) != digest:
+            _write(out, page, data)
+        written[page] = digest
+    return written | pages, keys, rendered
 
 
 # --- the layout: the names a build writes, and nothing else is ever replaced or removed -------------
@@ -169,11 +178,6 @@ def _write(out: Path, name: str, text: str | bytes) -> tuple[str, str]:
     data = text.encode() if isinstance(text, str) else text
     files.write_atomic(target, data)
     return name, hashlib.sha256(data).hexdigest()
-
-
-def _copy_assets(out: Path) -> Iterator[tuple[str, str]]:
-    for name, source in _assets():
-        yield _write(out, name, source.read_bytes())
 
 
 def _assets() -> Iterator[tuple[str, Traversable]]:

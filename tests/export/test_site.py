@@ -485,3 +485,58 @@ def test_proofs_made_with_another_secret_prove_nothing(
     seen = _reads(monkeypatch)
     assert site.build(chosen, tmp_path / "site", secret=SECRET).rendered == 0
     assert len([n for n in seen if n.startswith(("cloud-", "edge-"))]) == len(chosen.entries)
+
+
+def test_proofs_edited_after_their_seal_prove_nothing(
+    tmp_path: Path, bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One line of the proofs changed (here a page's status, to what a forger wants vouched): the
+    seal no longer holds, and every page is read."""
+    chosen = _settled_build(bank, tmp_path / "site", monkeypatch)
+    proofs = tmp_path / "site" / files.PROOFS
+    head, _, body = proofs.read_bytes().partition(b"\n")
+    first, _, rest = body.partition(b"\n")
+    digest, mark, status, name = first.split(b"  ")
+    proofs.write_bytes(
+        head + b"\n" + b"  ".join((digest, mark, status.replace(b" ", b" 1", 1), name)) + b"\n" + rest
+    )
+    seen = _reads(monkeypatch)
+    assert site.build(chosen, tmp_path / "site", secret=SECRET).rendered == 0
+    assert len([n for n in seen if n.startswith(("cloud-", "edge-"))]) == len(chosen.entries)
+
+
+def test_a_proof_is_of_the_digest_the_manifest_gives(
+    tmp_path: Path, bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A manifest line changed after the build (another digest for a page): the page's proof is of
+    the digest the build wrote, so it vouches for nothing, the page is read, and it is refused."""
+    chosen = _settled_build(bank, tmp_path / "site", monkeypatch)
+    manifest = tmp_path / "site" / files.MANIFEST
+    page = site.page_name(chosen.entries[0].id)
+    lines = [
+        ("0" * 64 + "  " + page) if line.endswith("  " + page) else line
+        for line in manifest.read_text().splitlines()
+    ]
+    manifest.write_text("\n".join(lines) + "\n")
+    seen = _reads(monkeypatch)
+    with pytest.raises(files.OutputError, match="changed since qbank wrote it"):
+        site.build(chosen, tmp_path / "site", secret=SECRET)
+    assert Path(page).name in seen
+
+
+def test_fixed_files_whose_bytes_are_the_same_are_left_as_they_are(
+    tmp_path: Path, bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An asset or index page that would be written with the bytes it holds is not written (it
+    settles, so the next build proves it without reading it); one whose bytes change is written."""
+    chosen = _settled_build(bank, tmp_path / "site", monkeypatch)
+    fixed = [tmp_path / "site" / name for name in site.static_names()]
+    before = {path: path.stat().st_mtime_ns for path in fixed}
+    seen = _reads(monkeypatch)
+    site.build(chosen, tmp_path / "site", secret=SECRET)
+    assert {path: path.stat().st_mtime_ns for path in fixed} == before
+    assert not seen  # the second build proved every file by its proof
+    site.build(chosen, tmp_path / "site", name="another name", secret=SECRET)
+    changed = {path.name for path in fixed if path.stat().st_mtime_ns != before[path]}
+    assert changed == {site.INDEX, site.COVERAGE}
+    assert "another name" in (tmp_path / "site" / site.INDEX).read_text()
