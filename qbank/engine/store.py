@@ -56,7 +56,7 @@ from qbank.engine.views import View
 from qbank.finding import Finding, Severity
 from qbank.similarity import HASHES
 
-FORMAT = 8  # bump when what the database holds changes: a database of another format is started afresh
+FORMAT = 9  # bump when what the database holds changes: a database of another format is started afresh
 _KEY_BYTES = 20
 # A file's row: its findings (JSON), napkin-math counts and BankEntry (path NULL: none), in plain
 # columns: decoding one JSON document per file took a third of a warm audit's reading of the cache.
@@ -78,7 +78,7 @@ _TABLES = """
     CREATE TABLE IF NOT EXISTS search (id INTEGER PRIMARY KEY CHECK (id = 0), keys BLOB, pairs TEXT);
     CREATE TABLE IF NOT EXISTS stats (status BLOB PRIMARY KEY, key BLOB);
     CREATE TABLE IF NOT EXISTS views (key BLOB PRIMARY KEY, status TEXT, id TEXT, content_hash TEXT,
-        record TEXT, listing TEXT, facts TEXT);
+        record TEXT, listing TEXT, facts TEXT, facets TEXT);
     CREATE TABLE IF NOT EXISTS rendered (key BLOB PRIMARY KEY, text TEXT);
     CREATE TABLE IF NOT EXISTS exported (path TEXT PRIMARY KEY, status BLOB, made TEXT);
 """

@@ -5,7 +5,8 @@ export reads no file and validates nothing): the question's status (None when th
 validate) and, for a published question, its `id`, `content_hash`, its public record
 (qbank.model.public) as JSON, exactly as the JSON export writes it, so that an export copies it
 rather than decoding and encoding it again; its listing (the row a list of questions shows, which the
-site's index copies as it is); and its page facts (qbank/checks/facts.py: what the audit re-executed
+site's index copies as it is) and the listing's facets (the values the site counts, as compact JSON:
+qbank.model.public.facets); and its page facts (qbank/checks/facts.py: what the audit re-executed
 in it, for the study site) as JSON with sorted keys, which the site's page key reads as text.
 Whether it is released also depends on the error findings of the whole run (a duplicate id), which
 qbank.export.release decides.
@@ -33,6 +34,7 @@ class View(NamedTuple):
     record: str = ""  # the public record, as JSON
     listing: str = ""  # qbank.model.public.listing, as compact JSON
     facts: str = ""  # the page facts, as JSON with sorted keys
+    facets: str = ""  # qbank.model.public.facets of the listing, as compact JSON
 
 
 def release_view(record: Record | None, shown: str, context: Context) -> View:
@@ -41,29 +43,31 @@ def release_view(record: Record | None, shown: str, context: Context) -> View:
         return View(None)
     if question.status != "published":
         return View(question.status)
-    from qbank.model.public import listing, public_record  # with the model, already imported
+    from qbank.model.public import facets, listing, public_record  # with the model, already imported
 
     data = public_record(question, shown)
+    row = listing(data)
     return View(
         question.status,
         data["id"],
         data["content_hash"],
         json.dumps(data, ensure_ascii=False),
-        json.dumps(listing(data), ensure_ascii=False, separators=(",", ":")),
+        json.dumps(row, ensure_ascii=False, separators=(",", ":")),
         json.dumps(page_facts(record, context), ensure_ascii=False, sort_keys=True),
+        facets(row),
     )
 
 
 def well_formed(row: tuple[Any, ...]) -> bool:
     """Shaped as release_view makes a view: a status, and for a published question an id, a hash,
-    a record, a listing and facts, each JSON text of its kind; nothing else for any other (the cache
-    uses no other row: store.Store.views)."""
+    and a record, a listing, facts and facets, each JSON text of its kind; nothing else for any
+    other (the cache uses no other row: store.Store.views)."""
     if len(row) != len(View._fields) or not all(type(column) is str for column in row[1:]):
         return False
-    status, question_id, content_hash, record, listing, facts = row
+    status, question_id, content_hash, record, listing, facts, facets = row
     if status != "published":
         return (status is None or type(status) is str) and not "".join(row[1:])
+    texts = ((record, "{", "}"), (listing, "[", "]"), (facts, "{", "}"), (facets, "[", "]"))
     return bool(question_id and content_hash) and all(
-        text[:1] == first and text[-1:] == last
-        for text, first, last in ((record, "{", "}"), (listing, "[", "]"), (facts, "{", "}"))
+        text[:1] == first and text[-1:] == last for text, first, last in texts
     )

@@ -28,8 +28,7 @@ from qbank import __version__, load
 from qbank.engine import Report
 from qbank.export.files import write_atomic
 from qbank.finding import Severity
-from qbank.model import vocabulary
-from qbank.model.public import LISTING, listing
+from qbank.model import public, vocabulary
 
 FORMAT = "qbank-release"
 FORMAT_VERSION = 1
@@ -39,30 +38,27 @@ POLICY = "status published, validates against the model, no error findings in it
 @dataclass(frozen=True)
 class Entry:
     """One released question: its public record (with `path` and `content_hash`) as one line of JSON,
-    as the audit made it, its listing, and what the audit found in it for the page
+    as the audit made it, its listing and the listing's facets, and what the audit found in it for the page
     (qbank.engine.views: checked napkin lines, claim verdicts, the numeric answer)."""
 
     id: str
     content_hash: str
     text: str  # the public record, as JSON: the JSON export copies it
     listing_text: str  # the row a list of questions shows, as compact JSON (qbank.model.public.listing)
-    facts_text: str = "{}"  # the page facts, as JSON with sorted keys: the site's page key reads it
+    facts_text: str  # the page facts, as JSON with sorted keys: the site's page key reads it
+    facets: str  # the listing's values counted by the site (qbank.model.public.facets)
 
     @staticmethod
     def of(data: dict[str, Any], facts: dict[str, Any] | None = None) -> Entry:
-        text = json.dumps(data, ensure_ascii=False)
-        row = json.dumps(listing(data), ensure_ascii=False, separators=(",", ":"))
-        return Entry(data["id"], data["content_hash"], text, row, json.dumps(facts or {}, sort_keys=True))
+        text, row = json.dumps(data, ensure_ascii=False), public.listing(data)
+        compact = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+        facts_text = json.dumps(facts or {}, sort_keys=True)
+        return Entry(data["id"], data["content_hash"], text, compact, facts_text, public.facets(row))
 
     @functools.cached_property
     def facts(self) -> dict[str, Any]:
         """The page facts, decoded (for the pages a build renders)."""
         return dict(json.loads(self.facts_text))
-
-    @functools.cached_property
-    def listing(self) -> dict[str, Any]:
-        """The listing, decoded, by the names of its values (for counts of questions)."""
-        return dict(zip(LISTING, json.loads(self.listing_text), strict=True))
 
     @functools.cached_property
     def data(self) -> dict[str, Any]:
@@ -93,7 +89,7 @@ def select(report: Report, topic_groups: dict[str, tuple[str, ...]]) -> Release:
         if reason:
             withheld[reason] += 1
             continue
-        entries.append(Entry(view.id, view.content_hash, view.record, view.listing, view.facts))
+        entries.append(Entry(view.id, view.content_hash, view.record, view.listing, view.facts, view.facets))
     entries.sort(key=lambda e: e.id)
     return Release(tuple(entries), topic_groups, dict(sorted(withheld.items())))
 

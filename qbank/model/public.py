@@ -64,6 +64,17 @@ LISTING = (
 )
 
 
+FACETS = ("track", "level", "zone", "competency_area", "topic", "provenance", "generated")
+"""The values of a listing that a list of questions counts (the site's filters and coverage page)."""
+
+
+def facets(row: list[Any]) -> str:
+    """A listing's FACETS, as compact JSON: counting 10,000 questions decodes these (5 ms) rather than
+    their listings, whose titles and bodies are 7.5 MB of JSON (75 ms; benchmarks/export_site.py)."""
+    values = dict(zip(LISTING, row, strict=True))
+    return json.dumps([values[key] for key in FACETS], ensure_ascii=False, separators=(",", ":"))
+
+
 def listing(record: dict[str, Any]) -> list[Any]:
     """A released question as a list of questions shows, filters and searches it (the site's index,
     which copies it as it is, and its coverage page): the values of LISTING, in that order. `body`

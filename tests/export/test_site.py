@@ -540,3 +540,14 @@ def test_fixed_files_whose_bytes_are_the_same_are_left_as_they_are(
     changed = {path.name for path in fixed if path.stat().st_mtime_ns != before[path]}
     assert changed == {site.INDEX, site.COVERAGE}
     assert "another name" in (tmp_path / "site" / site.INDEX).read_text()
+
+
+def test_facets_that_are_not_one_array_each_are_refused(bank: Path) -> None:
+    """The facets of all entries are decoded as one document: one entry's text that closes its array
+    and opens another would shift every count after it, so the shape is checked."""
+    chosen = release_of(bank)
+    forged = replace(chosen.entries[0], facets='["cloud"],["edge"]')
+    with pytest.raises(ValueError, match="not one array each"):
+        site._facets(replace(chosen, entries=(forged, *chosen.entries[1:])))
+    columns = site._facets(chosen)
+    assert columns["track"] == tuple(json.loads(e.facets)[0] for e in chosen.entries)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,7 @@ def test_a_listing_holds_what_a_list_of_questions_shows_in_its_order(path: Path)
         " ".join([record["topic"], *record.get("tags", ())])
     )
     assert row["generated"] is bool(record.get("generator"))
+    assert json.loads(public.facets(public.listing(record))) == [row[key] for key in public.FACETS]
 
 
 def test_the_content_hash_covers_every_public_field_and_the_path() -> None:
