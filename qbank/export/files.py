@@ -101,9 +101,10 @@ def previous_files(out: Path, owned: Callable[[str], bool], secret: bytes | None
     manifest = out / MANIFEST
     if manifest.is_file() and not manifest.is_symlink():
         claimed = _read_manifest(manifest)
-        ignored = tuple(name for name in claimed if not owned(name))
+        mine = {name: digest for name, digest in claimed.items() if owned(name)}
+        ignored = tuple(name for name in claimed if name not in mine)
         proofs = _read_proofs(out / PROOFS, secret) if secret is not None else {}
-        return Previous({n: d for n, d in claimed.items() if owned(n)}, ignored, proofs)
+        return Previous(mine, ignored, proofs)
     if any(out.iterdir()):
         raise OutputError(f"{out}: not empty, and not a site qbank exported; give an empty or new folder")
     return Previous({})
@@ -370,7 +371,11 @@ def _own_file(out: Path, name: str) -> Path | None:
 
 def _safe_name(name: str) -> bool:
     """Relative, with no `..` and no NUL, and not the manifest: by string operations, as
-    PurePosixPath would read the name (it took a tenth of a warm site export, once per page)."""
+    PurePosixPath would read the name (it took a tenth of a warm site export, once per page). A
+    name with no empty part, none that starts with a dot and no NUL is its own parts (every name
+    of a site's layout): only its being the manifest is left to ask."""
+    if not (name.startswith((".", "/")) or "/." in name or "//" in name or "\0" in name):
+        return name not in (MANIFEST, PROOFS)
     parts = [part for part in name.split("/") if part not in ("", ".")]
     return not (
         name.startswith("/") or ".." in parts or "\0" in name or "/".join(parts) in (MANIFEST, PROOFS)

@@ -27,7 +27,6 @@ import re
 import typing
 from collections import Counter
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -209,27 +208,24 @@ def _write_pages(
     keys: dict[str, str] = {}
     jobs = []
     key_of = _page_keys(site)
-    for i, entry in enumerate(release.entries):
-        prev, next_ = _neighbour(ids, i, -1), _neighbour(ids, i, 1)
-        name = page_name(ids[i])
-        keys[name] = key_of(entry, prev, next_)
-        if marks.get(name) == keys[name]:
+    before, after = [None, *ids][: len(ids)], [*ids[1:], None][: len(ids)]  # each page's neighbours
+    for entry, prev, next_ in zip(release.entries, before, after, strict=True):
+        name = page_name(entry.id)
+        keys[name] = key = key_of(entry, prev, next_)
+        if marks.get(name) == key:
             pages[name] = previous.recorded[name]  # proven: the last build's bytes
         else:
-            jobs.append((entry, prev, next_, keys[name]))
+            jobs.append((entry, prev, next_, key))
     workers = min(os.cpu_count() or 1, 8) if len(jobs) >= PARALLEL_FROM else 1
     if workers == 1:
         return pages | _render_chunk(out, site, jobs), keys, len(jobs)
+    from concurrent.futures import ProcessPoolExecutor  # (10 ms to import: a warm build renders few)
+
     chunks = [jobs[i::workers] for i in range(workers)]
     with ProcessPoolExecutor(workers) as pool:
         for done in pool.map(_render_chunk, [out] * workers, [site] * workers, chunks):
             pages |= done
     return pages, keys, len(jobs)
-
-
-def _neighbour(ids: list[str], index: int, step: int) -> str | None:
-    other = index + step
-    return ids[other] if 0 <= other < len(ids) else None
 
 
 Job = tuple[Entry, str | None, str | None, str]  # a question, its neighbours, its page key

@@ -214,3 +214,27 @@ def test_export_all_writes_the_four_from_one_audit(
     (out / "release.json").write_text("{}", encoding="utf-8")  # not an export qbank wrote
     again = run_cli("export", "all", "--out", str(out), cwd=bank)
     assert again.exit_code == 2 and "release.json" in again.output and len(audits) == 1  # refused first
+
+
+@pytest.mark.parametrize(
+    ("name", "safe"),
+    [
+        ("q/cloud-202611-0001.html", True),
+        ("assets/katex/fonts/KaTeX_Main-Regular.woff2", True),
+        (".hidden", True),
+        ("q/..html", True),
+        ("a//b", True),
+        ("a/./b", True),
+        ("../x", False),
+        ("a/../b", False),
+        ("a/..", False),
+        ("/etc/passwd", False),
+        ("x\0y", False),
+        (files.MANIFEST, False),
+        (f"./{files.MANIFEST}", False),
+        (f"//{files.PROOFS}", False),
+        (files.PROOFS, False),
+    ],
+)
+def test_a_safe_name_is_relative_below_the_folder_and_not_the_manifest(name: str, safe: bool) -> None:
+    assert files._safe_name(name) is safe

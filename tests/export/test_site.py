@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import typing
 from dataclasses import replace
@@ -40,6 +41,15 @@ def test_a_page_per_released_question_and_nothing_withheld(built: Path) -> None:
     }
     assert manifest == on_disk
     assert {"index.html", "coverage.html", "assets/index.js", "assets/katex/katex.min.js"} <= set(manifest)
+
+
+def test_each_page_links_its_neighbours_in_the_release_order(built: Path) -> None:
+    for i, question in enumerate(RELEASED):  # (sorted by id, as the release is)
+        text = (built / "q" / f"{question}.html").read_text(encoding="utf-8")
+        links = re.findall(r'<a rel="(prev|next)" id="\w+" href="([^"]+)\.html">', text)
+        expected = [("prev", RELEASED[i - 1])] if i else []
+        expected += [("next", RELEASED[i + 1])] if i + 1 < len(RELEASED) else []
+        assert links == expected, question
 
 
 def test_pages_need_nothing_from_the_network(built: Path) -> None:
