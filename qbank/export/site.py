@@ -102,13 +102,13 @@ def _write_all(
     by its proof rather than reading it (files.PROOFS)."""
     site = _site_facts(release, name)
     pages, keys, rendered = _write_pages(release, out, site, previous, marks)
-    env = _environment()
+    env, facets = _environment(), _facets(release)
     fixed = [(asset, source.read_bytes()) for asset, source in _assets()]
     fixed += [
         (INDEX_SCRIPT, _index_script(release).encode()),
         (pagefacts.UNITS_SCRIPT, pagefacts.units_script().encode()),
-        (INDEX, env.get_template(INDEX).render(_index(release, site)).encode()),
-        (COVERAGE, env.get_template(COVERAGE).render(_coverage(release, site)).encode()),
+        (INDEX, env.get_template(INDEX).render(_index(release, site, facets)).encode()),
+        (COVERAGE, env.get_template(COVERAGE).render(_coverage(site, facets)).encode()),
     ]
     written = {}
     for page, data in fixed:
@@ -368,8 +368,7 @@ def _facets(release: Release) -> dict[str, tuple[Any, ...]]:
     return dict(zip(public.FACETS, columns, strict=True))
 
 
-def _index(release: Release, site: dict[str, Any]) -> dict[str, Any]:
-    columns = _facets(release)
+def _index(release: Release, site: dict[str, Any], columns: dict[str, tuple[Any, ...]]) -> dict[str, Any]:
     facets = []
     for key, label, attribute in FACETS:
         counts = Counter(columns[attribute])
@@ -399,8 +398,7 @@ _ENUMS = {
 }
 
 
-def _coverage(release: Release, site: dict[str, Any]) -> dict[str, Any]:
-    columns = _facets(release)
+def _coverage(site: dict[str, Any], columns: dict[str, tuple[Any, ...]]) -> dict[str, Any]:
     tables = [
         _table(columns, "track-level", "Questions by track and level", "track", "level"),
         _table(columns, "area-track", "Questions by competency area and track", "competency_area", "track"),
