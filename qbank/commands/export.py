@@ -56,7 +56,7 @@ def export_json(out: Path, force: bool) -> None:
     """One JSON document (schema/release.schema.json), sorted by id, with content hashes."""
     from qbank.export import release
 
-    _file_export(out, force, "JSON", release.is_export, _without_bank(release.write_json))
+    _file_export(out, force, "JSON", release.is_export, _without_bank(release.write_json), ("record",))
 
 
 @export.command("sqlite")
@@ -66,7 +66,7 @@ def export_sqlite(out: Path, force: bool) -> None:
     """A SQLite file: questions, tags, taxonomy, and an FTS5 index (questions_fts)."""
     from qbank.export import sqlite
 
-    _file_export(out, force, "SQLite", sqlite.is_export, _write_sqlite)
+    _file_export(out, force, "SQLite", sqlite.is_export, _write_sqlite, ())
 
 
 @export.command("site")
@@ -79,11 +79,12 @@ def export_site(out: Path) -> None:
     from qbank.engine import store
     from qbank.export import site
 
-    _export(
-        lambda bank: _site_preflight(out, bank),
-        lambda r, previous: site.build(r, out, previous=previous, secret=store.secret()),
-        out / "index.html",
-    )
+    def write(chosen: Release, plan: tuple[files.Previous, Path]) -> None:
+        previous, bank = plan
+        with store.memory(bank) as memory:  # the records of the pages it renders
+            site.build(chosen, out, previous=previous, secret=store.secret(), memory=memory)
+
+    _export(lambda bank: (_site_preflight(out, bank), bank), write, out / "index.html", site.TEXTS)
 
 
 @export.command("all")
@@ -139,7 +140,7 @@ def export_anki(out: Path, force: bool) -> None:
     """An Anki deck for spaced repetition; re-importing a newer deck updates the notes."""
     from qbank.export import anki
 
-    _file_export(out, force, "Anki", anki.is_export, _write_anki)
+    _file_export(out, force, "Anki", anki.is_export, _write_anki, ())
 
 
 _Writer = Callable[["Release", Path, Path], object]  # the release, the output and the bank's root
@@ -175,29 +176,36 @@ def _file_export(
     kind: str,
     is_export: Callable[[Path], bool],
     write: _Writer,
+    texts: tuple[str, ...],
 ) -> None:
     """A single-file export: `out` is refused unless new, an earlier export of this kind, or --force.
-    `write` is given the release, `out` and the bank's root."""
+    `write` is given the release, `out` and the bank's root; `texts`: what it reads of each view."""
     from qbank.export import files
 
     def preflight(bank: Path) -> Path:
         files.refuse_foreign(out, is_export, kind, force)
         return bank
 
-    _export(preflight, lambda chosen, bank: write(chosen, out, bank), out)
+    _export(preflight, lambda chosen, bank: write(chosen, out, bank), out, texts)
 
 
 _Plan = typing.TypeVar("_Plan")
 
 
 def _export(
-    preflight: Callable[[Path], _Plan], write: Callable[[Release, _Plan], object], shown: Path
+    preflight: Callable[[Path], _Plan],
+    write: Callable[[Release, _Plan], object],
+    shown: Path,
+    texts: tuple[str, ...] | None = None,
 ) -> None:
     """Check the output, audit the bank, select the release, write it; say what was released and
     what withheld. The output is checked first (`preflight`, given the bank's root), so a refusal
-    is fast and comes before anything is written."""
+    is fast and comes before anything is written. `texts`: what the writer reads of each file's
+    release view (engine.Settings.texts; the records it then needs are read by content hash);
+    None: all of it."""
     from qbank import engine
     from qbank.engine.runner import collector_paused
+    from qbank.engine.views import TEXTS
     from qbank.export import files, release
 
     bank, tables = bank_and_tables()
@@ -207,11 +215,14 @@ def _export(
         # object, 30 to 70 ms of a warm site export (benchmarks/export_site.py).
         with collector_paused():
             plan = preflight(bank)
-            report = engine.audit(engine.Settings(cache=True, views=True), bank, progress_bar("text"))
+            settings = engine.Settings(cache=True, views=True, texts=TEXTS if texts is None else texts)
+            report = engine.audit(settings, bank, progress_bar("text"))
             chosen = release.select(report, tables.topic_groups)
             write(chosen, plan)
     except (engine.UsageError, files.OutputError) as exc:
         raise click.UsageError(str(exc)) from None
+    except release.Unread as exc:
+        raise click.ClickException(str(exc)) from None
     except OSError as exc:  # a folder that cannot be written, a full disk: the output's fault
         raise click.UsageError(f"cannot write {exc.filename or shown}: {exc.strerror or exc}") from None
     except Exception:

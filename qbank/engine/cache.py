@@ -111,9 +111,9 @@ class Cache:
             planned.result = planned.result or known.get(planned.key)
         return plan
 
-    def views(self, plan: Plan) -> dict[bytes, View]:
-        """The release views the cache keeps for the plan's files, by key (exports)."""
-        return self._store.views([planned.key for planned in plan.files if planned.key])
+    def views(self, plan: Plan, texts: tuple[str, ...]) -> dict[bytes, View]:
+        """The release views the cache keeps for the plan's files, by key, with `texts` read (exports)."""
+        return self._store.views([planned.key for planned in plan.files if planned.key], texts)
 
     def store(
         self,

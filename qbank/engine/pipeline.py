@@ -119,7 +119,7 @@ def _check_files(
     worker processes for a large run); with `settings.views` (exports), every file's release view
     too, from the cache or made by checking the file again."""
     plan = cache.lookup(files, where) if cache else unread(files, where)
-    known = cache.views(plan) if cache and settings.views else {}
+    known = cache.views(plan, settings.texts) if cache and settings.views else {}
     views: list[View | None] = [known.get(p.key) for p in plan.files] if settings.views else []
     for planned, view in zip(plan.files, views, strict=False):  # (views: one per file, or none)
         if view is None:

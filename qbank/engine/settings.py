@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from qbank.engine.views import TEXTS
 from qbank.finding import Severity
 
 OUTSIDE_A_BANK = (
@@ -28,6 +29,7 @@ class Settings:
     cache: bool = False  # use and update the audit cache (outside the bank: cache.folder_of)
     jobs: int = 0  # worker processes for the per-file checks; 0: one per CPU for large runs
     views: bool = False  # make each file's release view (exports: qbank/engine/views.py)
+    texts: tuple[str, ...] = TEXTS  # of a view from the cache, the texts read (views.TEXTS); others ""
 
 
 Progress = Callable[[Sequence[Path]], Iterable[Path]]

@@ -58,16 +58,22 @@ def release_view(record: Record | None, shown: str, context: Context) -> View:
     )
 
 
-def well_formed(row: tuple[Any, ...]) -> bool:
-    """Shaped as release_view makes a view: a status, and for a published question an id, a hash,
-    and a record, a listing, facts and facets, each JSON text of its kind; nothing else for any
+TEXTS = ("record", "listing", "facts", "facets")
+"""A view's texts, in its order: an export reads those it needs (Settings.texts), and a text it did
+not read is "" (the record, later, by content hash: store.Store.records)."""
+
+
+def well_formed(row: tuple[Any, ...], texts: tuple[str, ...] = TEXTS) -> bool:
+    """Shaped as release_view makes a view, with `texts` read and the others "": a status, and for a
+    published question an id, a hash, and the texts, each JSON of its kind; nothing else for any
     other (the cache uses no other row: store.Store.views)."""
     if len(row) != len(View._fields) or not all(type(column) is str for column in row[1:]):
         return False
-    status, question_id, content_hash, record, listing, facts, facets = row
+    status, question_id, content_hash, *values = row
     if status != "published":
         return (status is None or type(status) is str) and not "".join(row[1:])
-    texts = ((record, "{", "}"), (listing, "[", "]"), (facts, "{", "}"), (facets, "[", "]"))
+    shapes = {"record": "{}", "listing": "[]", "facts": "{}", "facets": "[]"}
     return bool(question_id and content_hash) and all(
-        text[:1] == first and text[-1:] == last for text, first, last in texts
+        (text[:1], text[-1:]) == tuple(shapes[name]) if name in texts else not text
+        for name, text in zip(TEXTS, values, strict=True)
     )

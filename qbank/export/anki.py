@@ -41,7 +41,7 @@ import genanki
 from qbank import __version__, load, memo
 from qbank.engine import runner
 from qbank.export import files, markdown
-from qbank.export.release import Entry, Release
+from qbank.export.release import Entry, Release, with_records
 
 MODEL_ID = 1_607_392_319  # fixed forever: Anki keys note types and decks by these ids
 DECK_ID = 2_059_400_110
@@ -129,6 +129,8 @@ class Memory(Protocol):
     def exported(self, out: Path) -> str | None: ...
 
     def keep_exported(self, out: Path, made: str) -> None: ...
+
+    def records(self, hashes: list[str]) -> dict[str, str]: ...
 
     def kept_path(self, name: str) -> Path: ...
 
@@ -239,11 +241,9 @@ def _notes(entries: Sequence[Entry], memory: Memory | None, live: list[str] | No
     names = [_name(entry) for entry in entries]
     kept = {name: _decoded(text) for name, text in (memory.rendered(names) if memory else {}).items()}
     render = markdown.renderer(markdown.for_anki)
-    made = {
-        name: _note(entry.data, render)
-        for name, entry in zip(names, entries, strict=True)
-        if kept.get(name) is None
-    }
+    todo = [(name, entry) for name, entry in zip(names, entries, strict=True) if kept.get(name) is None]
+    read = with_records([entry for _, entry in todo], memory)
+    made = {name: _note(entry.data, render) for (name, _), entry in zip(todo, read, strict=True)}
     if memory:
         memory.keep_rendered({name: "\x1e".join(note) for name, note in made.items()}, live or names)
     return [made.get(name) or kept[name] for name in names]  # type: ignore[misc]

@@ -20,9 +20,10 @@ import json
 import os
 import typing
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from qbank import __version__, load
 from qbank.engine import Report
@@ -43,7 +44,7 @@ class Entry:
 
     id: str
     content_hash: str
-    text: str  # the public record, as JSON: the JSON export copies it
+    text: str  # the public record, as JSON: the JSON export copies it ("" if not read: with_records)
     listing_text: str  # the row a list of questions shows, as compact JSON (qbank.model.public.listing)
     facts_text: str  # the page facts, as JSON with sorted keys: the site's page key reads it
     facets: str  # the listing's values counted by the site (qbank.model.public.facets)
@@ -92,6 +93,25 @@ def select(report: Report, topic_groups: dict[str, tuple[str, ...]]) -> Release:
         entries.append(Entry(view.id, view.content_hash, view.record, view.listing, view.facts, view.facets))
     entries.sort(key=lambda e: e.id)
     return Release(tuple(entries), topic_groups, dict(sorted(withheld.items())))
+
+
+class Records(Protocol):
+    def records(self, hashes: list[str]) -> dict[str, str]: ...
+
+
+class Unread(Exception):
+    """A record the audit left unread that the cache no longer holds (another run changed it)."""
+
+
+def with_records(entries: Sequence[Entry], memory: Records | None) -> list[Entry]:
+    """These entries, each with its public record: an export that writes only some questions again
+    (SQLite, Anki, the site) reads no record with the views (engine.Settings.texts), then reads
+    these from the cache (qbank.engine.store.Store.records) by content hash."""
+    unread = [entry.content_hash for entry in entries if not entry.text]
+    found = memory.records(unread) if unread and memory is not None else {}
+    if any(digest not in found for digest in unread):
+        raise Unread("the audit cache changed while exporting (another qbank run?): export again")
+    return [entry if entry.text else replace(entry, text=found[entry.content_hash]) for entry in entries]
 
 
 def _withheld_because(status: str | None, has_errors: bool) -> str | None:

@@ -39,12 +39,17 @@ from markupsafe import Markup
 
 from qbank import __version__, memo
 from qbank.export import files, markdown, pagefacts
-from qbank.export.release import Entry, Release, envelope
+from qbank.export.release import Entry, Records, Release, envelope, with_records
 from qbank.model import public, vocabulary
 from qbank.model.public import PUBLIC_FIELDS
 
 ASSETS = ("site.css", "progress.js", "search.js", "question.js", "facts.css", "answer.js")
 INDEX, COVERAGE, INDEX_SCRIPT = "index.html", "coverage.html", "assets/index.js"
+TEXTS = (
+    "listing",
+    "facts",
+    "facets",
+)  # what a build reads of every view (the records of the pages it renders, later)
 PARALLEL_FROM = 2000  # questions: below this, starting worker processes costs more than it saves
 _ID = re.compile(vocabulary.ID_PATTERN)
 
@@ -62,18 +67,21 @@ def build(
     name: str = "qbank study site",
     previous: files.Previous | None = None,
     secret: bytes | None = None,
+    memory: Records | None = None,
 ) -> Built:
     """Write the site for `release` into `out` (new, empty, or a site qbank wrote before).
 
     `previous` is what `preflight` found (the CLI runs it before the audit); checked here if not given.
-    Every file this build writes is checked before the first is written: all or nothing refused."""
+    Every file this build writes is checked before the first is written: all or nothing refused.
+    `memory`: where the records of the pages to render are read, if the audit left them unread
+    (release.with_records)."""
     if previous is None:
         previous = preflight(out, secret=secret)
     planned = [*static_names(), *_page_names(release)]
     proven = files.refuse_unproven(out, planned, previous, _key_in)
     out.mkdir(parents=True, exist_ok=True)
     try:
-        written, keys, rendered = _write_all(release, out, name, previous, proven.marks)
+        written, keys, rendered = _write_all(release, out, name, previous, proven.marks, memory)
     except BaseException:
         files.record_interrupted(out, planned, previous)
         raise
@@ -94,14 +102,19 @@ def preflight(out: Path, bank: Path | None = None, secret: bytes | None = None) 
 
 
 def _write_all(
-    release: Release, out: Path, name: str, previous: files.Previous, marks: dict[str, str]
+    release: Release,
+    out: Path,
+    name: str,
+    previous: files.Previous,
+    marks: dict[str, str],
+    memory: Records | None,
 ) -> tuple[dict[str, str], dict[str, str], int]:
     """Every file of the site: name -> SHA-256 of each, the page keys, how many pages were rendered.
     A fixed file (an asset, the index, the coverage page) whose bytes are those of the file there,
     proven the last build's, is left as it is: unchanged, it settles, and the next build proves it
     by its proof rather than reading it (files.PROOFS)."""
     site = _site_facts(release, name)
-    pages, keys, rendered = _write_pages(release, out, site, previous, marks)
+    pages, keys, rendered = _write_pages(release, out, site, previous, marks, memory)
     env, facets = _environment(), _facets(release)
     fixed = [(asset, source.read_bytes()) for asset, source in _assets()]
     fixed += [
@@ -196,7 +209,12 @@ def _assets() -> Iterator[tuple[str, Traversable]]:
 
 
 def _write_pages(
-    release: Release, out: Path, site: dict[str, Any], previous: files.Previous, marks: dict[str, str]
+    release: Release,
+    out: Path,
+    site: dict[str, Any],
+    previous: files.Previous,
+    marks: dict[str, str],
+    memory: Records | None,
 ) -> tuple[dict[str, str], dict[str, str], int]:
     """One page per question, rendered only where it would differ from the page the last build
     wrote there: `marks` holds the key of each page there, all proven the last build's
@@ -216,6 +234,8 @@ def _write_pages(
             pages[name] = previous.recorded[name]  # proven: the last build's bytes
         else:
             jobs.append((entry, prev, next_, key))
+    read = with_records([job[0] for job in jobs], memory)
+    jobs = [(entry, *job[1:]) for entry, job in zip(read, jobs, strict=True)]
     workers = min(os.cpu_count() or 1, 8) if len(jobs) >= PARALLEL_FROM else 1
     if workers == 1:
         return pages | _render_chunk(out, site, jobs), keys, len(jobs)

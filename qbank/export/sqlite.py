@@ -21,17 +21,19 @@ beside the target and renamed into place; built whole, the same release gives th
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
 from qbank import __version__, load
 from qbank.export import files
-from qbank.export.release import FORMAT, Entry, Release, envelope
+from qbank.export.release import FORMAT, Entry, Release, envelope, with_records
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -110,11 +112,14 @@ def _meta_format(db: sqlite3.Connection) -> str | None:
 
 
 class Ledger(Protocol):
-    """Where an export records the file it wrote (qbank.engine.store.Store.exported)."""
+    """Where an export records the file it wrote (qbank.engine.store.Store.exported), and reads the
+    records the audit left unread (qbank.export.release.with_records)."""
 
     def exported(self, out: Path) -> str | None: ...
 
     def keep_exported(self, out: Path, made: str) -> None: ...
+
+    def records(self, hashes: list[str]) -> dict[str, str]: ...
 
 
 def write(release: Release, out: Path, ledger: Ledger | None = None) -> None:
@@ -122,8 +127,9 @@ def write(release: Release, out: Path, ledger: Ledger | None = None) -> None:
     wrote, from the same writer and taxonomy (`_made`); else built whole."""
     doc = envelope(release)
     made = _made(doc)
-    if ledger is None or ledger.exported(out) != made or not _updated(release, out, doc):
-        _build(release, out, doc)
+    read = functools.partial(with_records, memory=ledger)
+    if ledger is None or ledger.exported(out) != made or not _updated(release, out, doc, read):
+        _build(replace(release, entries=tuple(read(release.entries))), out, doc)
     if ledger is not None:
         ledger.keep_exported(out, made)
 
@@ -150,7 +156,9 @@ def _made(doc: dict[str, Any]) -> str:
     return digest.hexdigest()
 
 
-def _updated(release: Release, out: Path, doc: dict[str, Any]) -> bool:
+def _updated(
+    release: Release, out: Path, doc: dict[str, Any], read: Callable[[Sequence[Entry]], list[Entry]]
+) -> bool:
     """Replace the questions whose content hash changed, in one transaction (SQLite's rollback journal
     keeps the old file whole if it fails, and then it is built whole): each removed from the FTS5
     index with the values it was indexed with, as an external-content table needs
@@ -170,6 +178,7 @@ def _updated(release: Release, out: Path, doc: dict[str, Any]) -> bool:
         new = [entry for entry in release.entries if held.get(entry.id) != entry.content_hash]
         if not gone and not new:
             return True  # nothing written: the file keeps its bytes
+        new = read(new)
         with db:
             rowids = {id_: rowid for id_, _, rowid in rows}
             db.executemany(

@@ -3,9 +3,12 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import sqlite3
+import zipfile
 from pathlib import Path
 
 import jsonschema
+import pytest
 
 from qbank.export import release, release_schema
 from qbank.model import public
@@ -67,3 +70,74 @@ def test_only_a_document_it_wrote_counts_as_an_earlier_export(tmp_path: Path, ba
     compact.write_text(json.dumps(json.loads(ours.read_text(encoding="utf-8"))), encoding="utf-8")
     other.write_text('{\n "format": "qbank-release-notes",\n}', encoding="utf-8")
     assert not any(release.is_export(p) for p in (compact, other, tmp_path / "missing.json"))
+
+
+# --- records left unread by the audit, read by content hash (engine.Settings.texts) ---------------
+
+
+def _lean(bank: Path) -> release.Release:
+    """The release of a warm export audit that reads no text of the views but the facets."""
+    from qbank import engine
+
+    settings = engine.Settings(cache=True, views=True, texts=("facets",))
+    engine.audit(settings, bank)  # cold: fills the cache (views made here are whole)
+    report = engine.audit(settings, bank)
+    return release.select(report, release_of(bank).topic_groups)
+
+
+def test_records_left_unread_are_read_by_content_hash(tmp_path: Path, bank: Path) -> None:
+    from qbank.engine import store
+
+    copy = tmp_path / "bank"
+    shutil.copytree(bank, copy)
+    lean, whole = _lean(copy), release_of(copy)
+    assert [(e.id, e.text, e.listing_text, e.facts_text) for e in lean.entries] == [
+        (e.id, "", "", "") for e in whole.entries
+    ]
+    assert [e.facets for e in lean.entries] == [e.facets for e in whole.entries]
+    with store.memory(copy) as memory:
+        read = release.with_records(lean.entries, memory)
+    assert [e.data for e in read] == [e.data for e in whole.entries]
+
+
+def test_a_record_the_cache_no_longer_holds_is_an_error_not_a_guess(tmp_path: Path, bank: Path) -> None:
+    from qbank.engine import store
+
+    copy = tmp_path / "bank"
+    shutil.copytree(bank, copy)
+    lean = _lean(copy)
+    with store.memory(copy) as memory:
+        assert memory is not None
+        memory._db.execute("UPDATE views SET record = 'not a record' WHERE id = ?", (RELEASED[0],))
+        with pytest.raises(release.Unread, match="export again"):
+            release.with_records(lean.entries, memory)
+        assert release.with_records(lean.entries[1:], memory)[0].data["id"] == RELEASED[1]
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "site", "anki"])
+def test_a_warm_export_writes_an_edited_question_from_its_record_in_the_cache(
+    tmp_path: Path, bank: Path, kind: str
+) -> None:
+    """The second export reads no record with the views; the edited question's comes from the cache
+    by its content hash, and the output holds the edit."""
+    copy, out = tmp_path / "bank", tmp_path / f"out-{kind}"
+    shutil.copytree(bank, copy)
+    assert run_cli("export", kind, "--out", str(out), cwd=copy).exit_code == 0
+    edited = copy / "questions" / "edge" / "precision" / "edge-202611-e001.yaml"
+    edited.write_text(edited.read_text().replace("A zeppelin fleet", "A blimp fleet"))
+    result = run_cli("export", kind, "--out", str(out), cwd=copy)
+    assert result.exit_code == 0, result.output
+    if kind == "sqlite":
+        (text,) = (
+            sqlite3.connect(out)
+            .execute("SELECT scenario FROM questions WHERE id = 'edge-202611-e001'")
+            .fetchone()
+        )
+    elif kind == "site":
+        text = (out / "q" / "edge-202611-e001.html").read_text(encoding="utf-8")
+    else:
+        with zipfile.ZipFile(out) as deck:
+            db = sqlite3.connect(":memory:")
+            db.deserialize(deck.read("collection.anki2"))
+        (text,) = db.execute("SELECT flds FROM notes WHERE flds LIKE 'edge-202611-e001%'").fetchone()
+    assert "A blimp fleet" in text and "zeppelin" not in text
