@@ -56,7 +56,7 @@ from qbank.engine.views import View
 from qbank.finding import Finding, Severity
 from qbank.similarity import HASHES
 
-FORMAT = 10  # bump when what the database holds changes: a database of another format is started afresh
+FORMAT = 11  # bump when what the database holds changes: a database of another format is started afresh
 _KEY_BYTES = 20
 # A file's row: its findings (JSON), napkin-math counts and BankEntry (path NULL: none), in plain
 # columns: decoding one JSON document per file took a third of a warm audit's reading of the cache.
@@ -78,8 +78,9 @@ _TABLES = """
     CREATE TABLE IF NOT EXISTS search (id INTEGER PRIMARY KEY CHECK (id = 0), keys BLOB, pairs TEXT);
     CREATE TABLE IF NOT EXISTS stats (status BLOB PRIMARY KEY, key BLOB);
     CREATE TABLE IF NOT EXISTS views (key BLOB PRIMARY KEY, status TEXT, id TEXT, content_hash TEXT,
-        record TEXT, listing TEXT, facts TEXT, facets TEXT);
-    CREATE INDEX IF NOT EXISTS views_by_hash ON views (content_hash);
+        facts_hash TEXT, record TEXT, listing TEXT, facts TEXT, facets TEXT);
+    CREATE INDEX IF NOT EXISTS views_by_content_hash ON views (content_hash);
+    CREATE INDEX IF NOT EXISTS views_by_facts_hash ON views (facts_hash);
     CREATE TABLE IF NOT EXISTS rendered (key BLOB PRIMARY KEY, text TEXT);
     CREATE TABLE IF NOT EXISTS exported (path TEXT PRIMARY KEY, status BLOB, made TEXT);
 """
@@ -159,23 +160,26 @@ class Store:
         found: dict[bytes, View] = {}
         columns = ", ".join(f"views.{name}" if name in texts else "''" for name in views.TEXTS)
         with contextlib.suppress(sqlite3.Error):  # unreadable: every file is checked again
-            rows = self._rows_of("views", keys, f"views.key, status, id, content_hash, {columns}")
+            rows = self._rows_of("views", keys, f"views.key, status, id, content_hash, facts_hash, {columns}")
             found = {row[0]: View(*row[1:]) for row in rows if views.well_formed(row[1:], texts)}
         return found
 
-    def records(self, hashes: list[str]) -> dict[str, str]:
-        """The public records of published views, by content hash (a content hash is a digest of the
-        whole record, path included: any view with it holds the same record): the texts an export
-        left unread (Store.views) and now needs, for the few questions it writes again."""
+    def texts(self, column: str, digests: list[str]) -> dict[str, str]:
+        """A text of published views (`record` or `facts`) by the digest that names it (its content
+        hash, a digest of the whole record, path included; its facts hash): any view with that
+        digest holds the same text. What an export left unread (Store.views) and now needs, for the
+        few questions it writes again."""
+        digest = {"record": "content_hash", "facts": "facts_hash"}[column]
         found: dict[str, str] = {}
         with contextlib.suppress(sqlite3.Error):  # unreadable: the export says so
-            for start in range(0, len(hashes), _FEW):
-                wanted = hashes[start : start + _FEW]
-                query = f"SELECT content_hash, record FROM views WHERE status = 'published' AND content_hash IN ({','.join('?' * len(wanted))})"
+            for start in range(0, len(digests), _FEW):
+                wanted = digests[start : start + _FEW]
+                marks = ",".join("?" * len(wanted))
+                query = f"SELECT {digest}, {column} FROM views WHERE status = 'published' AND {digest} IN ({marks})"
                 found |= {
-                    digest: record
-                    for digest, record in self._db.execute(query, wanted)
-                    if type(record) is str and record[:1] == "{"
+                    name: text
+                    for name, text in self._db.execute(query, wanted)
+                    if type(text) is str and text[:1] == "{"
                 }
         return found
 

@@ -17,6 +17,7 @@ and the cache checks each column's type rather than parsing lines (benchmarks/ex
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -31,6 +32,9 @@ class View(NamedTuple):
     status: str | None
     id: str = ""
     content_hash: str = ""
+    facts_hash: str = (
+        ""  # SHA-256 of `facts`: the site keys a page by it, and reads only the facts it renders
+    )
     record: str = ""  # the public record, as JSON
     listing: str = ""  # qbank.model.public.listing, as compact JSON
     facts: str = ""  # the page facts, as JSON with sorted keys
@@ -47,20 +51,22 @@ def release_view(record: Record | None, shown: str, context: Context) -> View:
 
     data = public_record(question, shown)
     row = listing(data)
+    facts = json.dumps(page_facts(record, context), ensure_ascii=False, sort_keys=True)
     return View(
         question.status,
         data["id"],
         data["content_hash"],
+        hashlib.sha256(facts.encode()).hexdigest(),
         json.dumps(data, ensure_ascii=False),
         json.dumps(row, ensure_ascii=False, separators=(",", ":")),
-        json.dumps(page_facts(record, context), ensure_ascii=False, sort_keys=True),
+        facts,
         facets(row),
     )
 
 
 TEXTS = ("record", "listing", "facts", "facets")
 """A view's texts, in its order: an export reads those it needs (Settings.texts), and a text it did
-not read is "" (the record, later, by content hash: store.Store.records)."""
+not read is "" (the record and the facts, later, by their digests: store.Store.texts)."""
 
 
 def well_formed(row: tuple[Any, ...], texts: tuple[str, ...] = TEXTS) -> bool:
@@ -69,11 +75,11 @@ def well_formed(row: tuple[Any, ...], texts: tuple[str, ...] = TEXTS) -> bool:
     other (the cache uses no other row: store.Store.views)."""
     if len(row) != len(View._fields) or not all(type(column) is str for column in row[1:]):
         return False
-    status, question_id, content_hash, *values = row
+    status, question_id, content_hash, facts_hash, *values = row
     if status != "published":
         return (status is None or type(status) is str) and not "".join(row[1:])
     shapes = {"record": "{}", "listing": "[]", "facts": "{}", "facets": "[]"}
-    return bool(question_id and content_hash) and all(
+    return bool(question_id and content_hash and facts_hash) and all(
         (text[:1], text[-1:]) == tuple(shapes[name]) if name in texts else not text
         for name, text in zip(TEXTS, values, strict=True)
     )

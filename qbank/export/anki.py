@@ -41,7 +41,7 @@ import genanki
 from qbank import __version__, load, memo
 from qbank.engine import runner
 from qbank.export import files, markdown
-from qbank.export.release import Entry, Release, with_records
+from qbank.export.release import Entry, Release, with_texts
 
 MODEL_ID = 1_607_392_319  # fixed forever: Anki keys note types and decks by these ids
 DECK_ID = 2_059_400_110
@@ -130,7 +130,7 @@ class Memory(Protocol):
 
     def keep_exported(self, out: Path, made: str) -> None: ...
 
-    def records(self, hashes: list[str]) -> dict[str, str]: ...
+    def texts(self, column: str, digests: list[str]) -> dict[str, str]: ...
 
     def kept_path(self, name: str) -> Path: ...
 
@@ -242,7 +242,7 @@ def _notes(entries: Sequence[Entry], memory: Memory | None, live: list[str] | No
     kept = {name: _decoded(text) for name, text in (memory.rendered(names) if memory else {}).items()}
     render = markdown.renderer(markdown.for_anki)
     todo = [(name, entry) for name, entry in zip(names, entries, strict=True) if kept.get(name) is None]
-    read = with_records([entry for _, entry in todo], memory)
+    read = with_texts([entry for _, entry in todo], memory)
     made = {name: _note(entry.data, render) for (name, _), entry in zip(todo, read, strict=True)}
     if memory:
         memory.keep_rendered({name: "\x1e".join(note) for name, note in made.items()}, live or names)

@@ -44,9 +44,10 @@ class Entry:
 
     id: str
     content_hash: str
-    text: str  # the public record, as JSON: the JSON export copies it ("" if not read: with_records)
+    text: str  # the public record, as JSON: the JSON export copies it ("" if not read: with_texts)
     listing_text: str  # the row a list of questions shows, as compact JSON (qbank.model.public.listing)
-    facts_text: str  # the page facts, as JSON with sorted keys: the site's page key reads it
+    facts_text: str  # the page facts, as JSON with sorted keys ("" if not read: with_texts)
+    facts_hash: str  # SHA-256 of facts_text: the site's page key reads it
     facets: str  # the listing's values counted by the site (qbank.model.public.facets)
 
     @staticmethod
@@ -54,7 +55,10 @@ class Entry:
         text, row = json.dumps(data, ensure_ascii=False), public.listing(data)
         compact = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
         facts_text = json.dumps(facts or {}, sort_keys=True)
-        return Entry(data["id"], data["content_hash"], text, compact, facts_text, public.facets(row))
+        facts_hash = hashlib.sha256(facts_text.encode()).hexdigest()
+        return Entry(
+            data["id"], data["content_hash"], text, compact, facts_text, facts_hash, public.facets(row)
+        )
 
     @functools.cached_property
     def facts(self) -> dict[str, Any]:
@@ -90,28 +94,45 @@ def select(report: Report, topic_groups: dict[str, tuple[str, ...]]) -> Release:
         if reason:
             withheld[reason] += 1
             continue
-        entries.append(Entry(view.id, view.content_hash, view.record, view.listing, view.facts, view.facets))
+        entries.append(
+            Entry(
+                view.id,
+                view.content_hash,
+                view.record,
+                view.listing,
+                view.facts,
+                view.facts_hash,
+                view.facets,
+            )
+        )
     entries.sort(key=lambda e: e.id)
     return Release(tuple(entries), topic_groups, dict(sorted(withheld.items())))
 
 
-class Records(Protocol):
-    def records(self, hashes: list[str]) -> dict[str, str]: ...
+class Texts(Protocol):
+    def texts(self, column: str, digests: list[str]) -> dict[str, str]: ...
 
 
 class Unread(Exception):
-    """A record the audit left unread that the cache no longer holds (another run changed it)."""
+    """A text the audit left unread that the cache no longer holds (another run changed it)."""
 
 
-def with_records(entries: Sequence[Entry], memory: Records | None) -> list[Entry]:
-    """These entries, each with its public record: an export that writes only some questions again
-    (SQLite, Anki, the site) reads no record with the views (engine.Settings.texts), then reads
-    these from the cache (qbank.engine.store.Store.records) by content hash."""
-    unread = [entry.content_hash for entry in entries if not entry.text]
-    found = memory.records(unread) if unread and memory is not None else {}
-    if any(digest not in found for digest in unread):
-        raise Unread("the audit cache changed while exporting (another qbank run?): export again")
-    return [entry if entry.text else replace(entry, text=found[entry.content_hash]) for entry in entries]
+def with_texts(entries: Sequence[Entry], memory: Texts | None, facts: bool = False) -> list[Entry]:
+    """These entries with their public records (and, with `facts`, their page facts): an export that
+    writes only some questions again (SQLite, Anki, the site) reads neither with the views
+    (engine.Settings.texts), then reads them for those from the cache by their digests
+    (qbank.engine.store.Store.texts)."""
+    wanted = [("record", "content_hash", "text"), *([("facts", "facts_hash", "facts_text")] if facts else [])]
+    for column, digest, field in wanted:
+        unread = [getattr(entry, digest) for entry in entries if not getattr(entry, field)]
+        found = memory.texts(column, unread) if unread and memory is not None else {}
+        if any(name not in found for name in unread):
+            raise Unread("the audit cache changed while exporting (another qbank run?): export again")
+        entries = [
+            entry if getattr(entry, field) else replace(entry, **{field: found[getattr(entry, digest)]})
+            for entry in entries
+        ]
+    return list(entries)
 
 
 def _withheld_because(status: str | None, has_errors: bool) -> str | None:

@@ -39,7 +39,7 @@ from markupsafe import Markup
 
 from qbank import __version__, memo
 from qbank.export import files, markdown, pagefacts
-from qbank.export.release import Entry, Records, Release, envelope, with_records
+from qbank.export.release import Entry, Release, Texts, envelope, with_texts
 from qbank.model import public, vocabulary
 from qbank.model.public import PUBLIC_FIELDS
 
@@ -67,14 +67,14 @@ def build(
     name: str = "qbank study site",
     previous: files.Previous | None = None,
     secret: bytes | None = None,
-    memory: Records | None = None,
+    memory: Texts | None = None,
 ) -> Built:
     """Write the site for `release` into `out` (new, empty, or a site qbank wrote before).
 
     `previous` is what `preflight` found (the CLI runs it before the audit); checked here if not given.
     Every file this build writes is checked before the first is written: all or nothing refused.
     `memory`: where the records of the pages to render are read, if the audit left them unread
-    (release.with_records)."""
+    (release.with_texts)."""
     if previous is None:
         previous = preflight(out, secret=secret)
     planned = [*static_names(), *_page_names(release)]
@@ -107,7 +107,7 @@ def _write_all(
     name: str,
     previous: files.Previous,
     marks: dict[str, str],
-    memory: Records | None,
+    memory: Texts | None,
 ) -> tuple[dict[str, str], dict[str, str], int]:
     """Every file of the site: name -> SHA-256 of each, the page keys, how many pages were rendered.
     A fixed file (an asset, the index, the coverage page) whose bytes are those of the file there,
@@ -214,7 +214,7 @@ def _write_pages(
     site: dict[str, Any],
     previous: files.Previous,
     marks: dict[str, str],
-    memory: Records | None,
+    memory: Texts | None,
 ) -> tuple[dict[str, str], dict[str, str], int]:
     """One page per question, rendered only where it would differ from the page the last build
     wrote there: `marks` holds the key of each page there, all proven the last build's
@@ -234,7 +234,7 @@ def _write_pages(
             pages[name] = previous.recorded[name]  # proven: the last build's bytes
         else:
             jobs.append((entry, prev, next_, key))
-    read = with_records([job[0] for job in jobs], memory)
+    read = with_texts([job[0] for job in jobs], memory, facts=True)
     jobs = [(entry, *job[1:]) for entry, job in zip(read, jobs, strict=True)]
     workers = min(os.cpu_count() or 1, 8) if len(jobs) >= PARALLEL_FROM else 1
     if workers == 1:
@@ -260,7 +260,7 @@ def _page_keys(site: dict[str, Any]) -> Callable[[Entry, str | None, str | None]
 
     def key(entry: Entry, prev: str | None, next_: str | None) -> str:
         digest = shared.copy()
-        digest.update("\0".join((entry.content_hash, entry.facts_text, prev or "", next_ or "")).encode())
+        digest.update("\0".join((entry.content_hash, entry.facts_hash, prev or "", next_ or "")).encode())
         return digest.hexdigest()
 
     return key

@@ -33,7 +33,7 @@ from typing import Any, Protocol
 
 from qbank import __version__, load
 from qbank.export import files
-from qbank.export.release import FORMAT, Entry, Release, envelope, with_records
+from qbank.export.release import FORMAT, Entry, Release, envelope, with_texts
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -113,13 +113,13 @@ def _meta_format(db: sqlite3.Connection) -> str | None:
 
 class Ledger(Protocol):
     """Where an export records the file it wrote (qbank.engine.store.Store.exported), and reads the
-    records the audit left unread (qbank.export.release.with_records)."""
+    records the audit left unread (qbank.export.release.with_texts)."""
 
     def exported(self, out: Path) -> str | None: ...
 
     def keep_exported(self, out: Path, made: str) -> None: ...
 
-    def records(self, hashes: list[str]) -> dict[str, str]: ...
+    def texts(self, column: str, digests: list[str]) -> dict[str, str]: ...
 
 
 def write(release: Release, out: Path, ledger: Ledger | None = None) -> None:
@@ -127,7 +127,7 @@ def write(release: Release, out: Path, ledger: Ledger | None = None) -> None:
     wrote, from the same writer and taxonomy (`_made`); else built whole."""
     doc = envelope(release)
     made = _made(doc)
-    read = functools.partial(with_records, memory=ledger)
+    read = functools.partial(with_texts, memory=ledger)
     if ledger is None or ledger.exported(out) != made or not _updated(release, out, doc, read):
         _build(replace(release, entries=tuple(read(release.entries))), out, doc)
     if ledger is not None:

@@ -47,7 +47,8 @@ NAMES = {
     ("index", "sqlite_autoindex_files_1"),
     ("index", "sqlite_autoindex_stats_1"),
     ("index", "sqlite_autoindex_views_1"),
-    ("index", "views_by_hash"),
+    ("index", "views_by_content_hash"),
+    ("index", "views_by_facts_hash"),
     ("index", "sqlite_autoindex_rendered_1"),
     ("index", "sqlite_autoindex_exported_1"),
 }

@@ -85,7 +85,7 @@ def _lean(bank: Path) -> release.Release:
     return release.select(report, release_of(bank).topic_groups)
 
 
-def test_records_left_unread_are_read_by_content_hash(tmp_path: Path, bank: Path) -> None:
+def test_records_and_facts_left_unread_are_read_by_their_digests(tmp_path: Path, bank: Path) -> None:
     from qbank.engine import store
 
     copy = tmp_path / "bank"
@@ -95,9 +95,12 @@ def test_records_left_unread_are_read_by_content_hash(tmp_path: Path, bank: Path
         (e.id, "", "", "") for e in whole.entries
     ]
     assert [e.facets for e in lean.entries] == [e.facets for e in whole.entries]
+    assert [e.facts_hash for e in lean.entries] == [e.facts_hash for e in whole.entries]
     with store.memory(copy) as memory:
-        read = release.with_records(lean.entries, memory)
-    assert [e.data for e in read] == [e.data for e in whole.entries]
+        read = release.with_texts(lean.entries, memory)
+        assert [(e.data, e.facts_text) for e in read] == [(e.data, "") for e in whole.entries]
+        read = release.with_texts(lean.entries, memory, facts=True)
+    assert [(e.data, e.facts) for e in read] == [(e.data, e.facts) for e in whole.entries]
 
 
 def test_a_record_the_cache_no_longer_holds_is_an_error_not_a_guess(tmp_path: Path, bank: Path) -> None:
@@ -110,8 +113,8 @@ def test_a_record_the_cache_no_longer_holds_is_an_error_not_a_guess(tmp_path: Pa
         assert memory is not None
         memory._db.execute("UPDATE views SET record = 'not a record' WHERE id = ?", (RELEASED[0],))
         with pytest.raises(release.Unread, match="export again"):
-            release.with_records(lean.entries, memory)
-        assert release.with_records(lean.entries[1:], memory)[0].data["id"] == RELEASED[1]
+            release.with_texts(lean.entries, memory)
+        assert release.with_texts(lean.entries[1:], memory)[0].data["id"] == RELEASED[1]
 
 
 @pytest.mark.parametrize("kind", ["sqlite", "site", "anki"])

@@ -310,6 +310,18 @@ def test_a_rebuild_renders_only_the_pages_that_changed(tmp_path: Path, bank: Pat
     assert "Keeps Small FP16 Gradients Alive" in after[f"{entries[1].id}.html"].decode()
 
 
+def test_a_change_in_what_the_audit_found_renders_that_page_again(tmp_path: Path, bank: Path) -> None:
+    """The same question with other page facts (a napkin line no longer checked): its page is keyed
+    by the facts' digest, so it alone is rendered again."""
+    chosen = release_of(bank)
+    out = tmp_path / "site"
+    site.build(chosen, out)
+    entries = list(chosen.entries)
+    entries[2] = Entry.of(entries[2].data, entries[2].facts | {"checked": {}})
+    assert entries[2].facts_hash != chosen.entries[2].facts_hash
+    assert site.build(replace(chosen, entries=tuple(entries)), out).rendered == 1
+
+
 def test_a_change_to_the_renderer_renders_every_page_again(
     tmp_path: Path, bank: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
