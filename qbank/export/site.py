@@ -52,6 +52,7 @@ TEXTS = (
 )  # what a build reads of every view (the records of the pages it renders, later)
 PARALLEL_FROM = 2000  # questions: below this, starting worker processes costs more than it saves
 _ID = re.compile(vocabulary.ID_PATTERN)
+_PAGE = re.compile(f"q/{vocabulary.ID_PATTERN.removeprefix('^').removesuffix('$')}\\.html")  # page_name's
 
 
 @dataclass(frozen=True)
@@ -154,11 +155,7 @@ def static_names() -> tuple[str, ...]:
 
 def in_layout(name: str) -> bool:
     """Whether this writer makes a file called `name` (a manifest line naming anything else is ignored)."""
-    folder, _, file = name.rpartition("/")
-    if folder == "q":
-        stem = file.removesuffix(".html")
-        return _ID.fullmatch(stem) is not None and page_name(stem) == name
-    return name in static_names()
+    return _PAGE.fullmatch(name) is not None or name in static_names()
 
 
 def _folders() -> tuple[str, ...]:
