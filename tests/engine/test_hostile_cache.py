@@ -260,7 +260,7 @@ def test_folders_nested_past_the_recursion_limit_where_the_key_reads_are_walked(
         "id = NULL",
         "facets = 'cloud L3'",
         "facts_hash = ''",
-        "status = 'draft'",  # a draft with a record: not a row qbank writes
+        "status = 'draft' WHERE status = 'published'",  # a draft with a record: no row qbank writes
     ],
 )
 def test_a_release_view_not_shaped_as_qbank_writes_one_is_a_miss(bank: Path, forged: str) -> None:
