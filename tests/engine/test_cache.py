@@ -373,13 +373,9 @@ def _views(report: engine.Report) -> dict[str, dict[str, Any]]:
     return found
 
 
-@pytest.mark.parametrize("few", [store._FEW, 0], ids=["looked-up", "one-pass"])
 def test_an_export_audit_makes_a_view_of_every_file_and_a_warm_one_reads_them_from_the_cache(
-    bank: Path, monkeypatch: pytest.MonkeyPatch, few: int
+    bank: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Warm, the views come from the cache, whether the cache looks each key up or walks the table
-    once (as for more than store._FEW files)."""
-    monkeypatch.setattr(store, "_FEW", few)
     cold = _audit(bank, views=True)
     views = _views(cold)
     assert len(views) == len(QUESTIONS) + 1
