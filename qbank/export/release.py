@@ -14,16 +14,15 @@ file's release view (qbank.engine.views).
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
 import typing
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from qbank import __version__, load
 from qbank.engine import Report
@@ -36,11 +35,11 @@ FORMAT_VERSION = 1
 POLICY = "status published, validates against the model, no error findings in its file"
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """One released question: its public record (with `path` and `content_hash`) as one line of JSON,
     as the audit made it, its listing and the listing's facets, and what the audit found in it for the page
-    (qbank.engine.views: checked napkin lines, claim verdicts, the numeric answer)."""
+    (qbank.engine.views: checked napkin lines, claim verdicts, the numeric answer). A tuple: 10,000
+    frozen dataclasses took 20 ms to make, these 4 ms; so `data` and `facts` decode at each use."""
 
     id: str
     content_hash: str
@@ -60,12 +59,12 @@ class Entry:
             data["id"], data["content_hash"], text, compact, facts_text, facts_hash, public.facets(row)
         )
 
-    @functools.cached_property
+    @property
     def facts(self) -> dict[str, Any]:
         """The page facts, decoded (for the pages a build renders)."""
         return dict(json.loads(self.facts_text))
 
-    @functools.cached_property
+    @property
     def data(self) -> dict[str, Any]:
         """The public record, decoded (for the writers that read fields of it)."""
         return dict(json.loads(self.text))
@@ -129,7 +128,7 @@ def with_texts(entries: Sequence[Entry], memory: Texts | None, facts: bool = Fal
         if any(name not in found for name in unread):
             raise Unread("the audit cache changed while exporting (another qbank run?): export again")
         entries = [
-            entry if getattr(entry, field) else replace(entry, **{field: found[getattr(entry, digest)]})
+            entry if getattr(entry, field) else entry._replace(**{field: found[getattr(entry, digest)]})
             for entry in entries
         ]
     return list(entries)

@@ -297,8 +297,8 @@ def _render_chunk(out: Path, site: dict[str, Any], jobs: list[Job]) -> dict[str,
     pages: dict[str, str] = {}
     for entry, prev, next_, key in jobs:
         question: dict[str, Any] = dict.fromkeys(PUBLIC_FIELDS) | entry.data  # (the record leaves out None)
-        details = question["details"]
-        html = _prose(question, render, functools.partial(_marked, marked, entry.facts))
+        details, facts = question["details"], entry.facts
+        html = _prose(question, render, functools.partial(_marked, marked, facts))
         page = template.render(
             site=site,
             root="../",
@@ -310,7 +310,7 @@ def _render_chunk(out: Path, site: dict[str, Any], jobs: list[Job]) -> dict[str,
             has_math='class="math"' in " ".join(str(v) for v in html.values()),
             prev=prev,
             next=next_,
-            facts=pagefacts.view(entry.facts),
+            facts=pagefacts.view(facts),
         )
         pages.update([_write(out, page_name(entry.id), page)])
     return pages

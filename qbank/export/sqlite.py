@@ -236,11 +236,16 @@ def _fill(db: sqlite3.Connection, release: Release, doc: dict[str, Any]) -> None
 def _insert(db: sqlite3.Connection, entries: Sequence[Entry], rowids: dict[str, int]) -> None:
     """Rows for these questions and their tags; a question in `rowids` takes the rowid given there
     (an edited question keeps its place), any other the next one."""
+    records = [e.data for e in entries]  # (decoded once: Entry.data decodes at each use)
     db.executemany(
         f"INSERT INTO questions (rowid, {_COLUMNS}) VALUES ({', '.join('?' * 21)})",
-        [(rowids.get(e.id), *_row(e.data, e.text)) for e in entries],
+        [(rowids.get(e.id), *_row(data, e.text)) for e, data in zip(entries, records, strict=True)],
     )
-    tags = [(e.id, tag) for e in entries for tag in sorted(set(e.data.get("tags", ())))]
+    tags = [
+        (e.id, tag)
+        for e, data in zip(entries, records, strict=True)
+        for tag in sorted(set(data.get("tags", ())))
+    ]
     db.executemany("INSERT INTO tags VALUES (?, ?)", tags)
 
 

@@ -568,7 +568,7 @@ def test_facets_that_are_not_one_array_each_are_refused(bank: Path) -> None:
     """The facets of all entries are decoded as one document: one entry's text that closes its array
     and opens another would shift every count after it, so the shape is checked."""
     chosen = release_of(bank)
-    forged = replace(chosen.entries[0], facets='["cloud"],["edge"]')
+    forged = chosen.entries[0]._replace(facets='["cloud"],["edge"]')
     with pytest.raises(ValueError, match="not one array each"):
         site._facets(replace(chosen, entries=(forged, *chosen.entries[1:])))
     columns = site._facets(chosen)
