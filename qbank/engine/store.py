@@ -56,7 +56,7 @@ from qbank.engine.views import View
 from qbank.finding import Finding, Severity
 from qbank.similarity import HASHES
 
-FORMAT = 11  # bump when what the database holds changes: a database of another format is started afresh
+FORMAT = 12  # bump when what the database holds changes: a database of another format is started afresh
 _KEY_BYTES = 20
 # A file's row: its findings (JSON), napkin-math counts and BankEntry (path NULL: none), in plain
 # columns: decoding one JSON document per file took a third of a warm audit's reading of the cache.

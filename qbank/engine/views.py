@@ -36,7 +36,7 @@ class View(NamedTuple):
         ""  # SHA-256 of `facts`: the site keys a page by it, and reads only the facts it renders
     )
     record: str = ""  # the public record, as JSON
-    listing: str = ""  # qbank.model.public.listing, as compact JSON
+    listing: str = ""  # qbank.model.public.listing, as public.script_json (the site's index copies it)
     facts: str = ""  # the page facts, as JSON with sorted keys
     facets: str = ""  # qbank.model.public.facets of the listing, as compact JSON
 
@@ -47,7 +47,7 @@ def release_view(record: Record | None, shown: str, context: Context) -> View:
         return View(None)
     if question.status != "published":
         return View(question.status)
-    from qbank.model.public import facets, listing, public_record  # with the model, already imported
+    from qbank.model.public import facets, listing, public_record, script_json  # (the model is imported)
 
     data = public_record(question, shown)
     row = listing(data)
@@ -58,7 +58,7 @@ def release_view(record: Record | None, shown: str, context: Context) -> View:
         data["content_hash"],
         hashlib.sha256(facts.encode()).hexdigest(),
         json.dumps(data, ensure_ascii=False),
-        json.dumps(row, ensure_ascii=False, separators=(",", ":")),
+        script_json(row),
         facts,
         facets(row),
     )

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from qbank.export.markdown import Mark
+from qbank.model import public
 from qbank.napkin import answer
 
 UNITS_SCRIPT = "assets/units.js"
@@ -133,8 +134,4 @@ def view(facts: Mapping[str, Any]) -> dict[str, Any]:
 
 def units_script() -> str:
     """assets/units.js: window.QBANK_UNITS, the grader's table (qbank.napkin.answer.units_table)."""
-    data = json.dumps(answer.units_table(), ensure_ascii=False, separators=(",", ":"))
-    # `<` escaped as in the index script; U+2028/2029 are line breaks to older JavaScript parsers.
-    for char, escaped in (("<", "\\u003c"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
-        data = data.replace(char, escaped)
-    return f"window.QBANK_UNITS = {data};\n"
+    return f"window.QBANK_UNITS = {public.script_json(answer.units_table())};\n"

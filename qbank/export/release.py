@@ -44,7 +44,7 @@ class Entry(NamedTuple):
     id: str
     content_hash: str
     text: str  # the public record, as JSON: the JSON export copies it ("" if not read: with_texts)
-    listing_text: str  # the row a list of questions shows, as compact JSON (qbank.model.public.listing)
+    listing_text: str  # the row a list of questions shows (qbank.model.public.listing), as script_json
     facts_text: str  # the page facts, as JSON with sorted keys ("" if not read: with_texts)
     facts_hash: str  # SHA-256 of facts_text: the site's page key reads it
     facets: str  # the listing's values counted by the site (qbank.model.public.facets)
@@ -52,7 +52,7 @@ class Entry(NamedTuple):
     @staticmethod
     def of(data: dict[str, Any], facts: dict[str, Any] | None = None) -> Entry:
         text, row = json.dumps(data, ensure_ascii=False), public.listing(data)
-        compact = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+        compact = public.script_json(row)
         facts_text = json.dumps(facts or {}, sort_keys=True)
         facts_hash = hashlib.sha256(facts_text.encode()).hexdigest()
         return Entry(

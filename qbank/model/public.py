@@ -75,6 +75,16 @@ def facets(row: list[Any]) -> str:
     return json.dumps([values[key] for key in FACETS], ensure_ascii=False, separators=(",", ":"))
 
 
+def script_json(data: Any) -> str:
+    """`data` as compact JSON that a script file can hold as it is: `<` escaped, so the data stays
+    inert even if the file were ever inlined into a <script> element, and U+2028/2029, line breaks
+    to older JavaScript parsers. Still JSON: decoded, it is `data`."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    for char, escaped in (("<", "\\u003c"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        text = text.replace(char, escaped)
+    return text
+
+
 def listing(record: dict[str, Any]) -> list[Any]:
     """A released question as a list of questions shows, filters and searches it (the site's index,
     which copies it as it is, and its coverage page): the values of LISTING, in that order. `body`

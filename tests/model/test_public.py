@@ -47,3 +47,10 @@ def test_the_content_hash_covers_every_public_field_and_the_path() -> None:
     assert "status" not in record and set(rest) - {"path"} <= set(public.PUBLIC_FIELDS)
     moved = public.public_record(question, "questions/b.yaml")
     assert moved["content_hash"] != record["content_hash"]
+
+
+def test_script_json_holds_no_character_that_could_end_a_script_and_decodes_to_the_data() -> None:
+    data = ["</script><script>alert(1)</script>", "line\u2028break\u2029", {"<": 1}]
+    text = public.script_json(data)
+    assert not {"<", "\u2028", "\u2029"} & set(text)
+    assert json.loads(text) == data
