@@ -16,7 +16,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 
 from qbank.characters import HIDDEN
-from qbank.export import files, site
+from qbank.export import files, pagefacts, site
 from qbank.export.release import Entry
 from qbank.model import public
 from tests.conftest import run_cli
@@ -573,3 +573,19 @@ def test_facets_that_are_not_one_array_each_are_refused(bank: Path) -> None:
         site._facets(replace(chosen, entries=(forged, *chosen.entries[1:])))
     columns = site._facets(chosen)
     assert columns["track"] == tuple(json.loads(e.facets)[0] for e in chosen.entries)
+
+
+def test_the_units_script_is_compiled_again_only_when_what_makes_it_changed(
+    tmp_path: Path, bank: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chosen = _settled_build(bank, tmp_path / "site", monkeypatch)
+    made: list[str] = []
+    real = pagefacts.units_script
+    monkeypatch.setattr(pagefacts, "units_script", lambda: made.append("units") or real())
+    site.build(chosen, tmp_path / "site", secret=SECRET)
+    assert made == []  # its mark is the key of what makes it: kept
+    monkeypatch.setattr(site, "_units_key", lambda: "another napkin package")
+    site.build(chosen, tmp_path / "site", secret=SECRET)
+    assert made == ["units"]
+    script = (tmp_path / "site" / pagefacts.UNITS_SCRIPT).read_text(encoding="utf-8")
+    assert script == real()
