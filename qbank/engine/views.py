@@ -7,7 +7,9 @@ validate) and, for a published question, its `id`, `content_hash`, its public re
 rather than decoding and encoding it again; its listing (the row a list of questions shows, which the
 site's index copies as it is) and the listing's facets (the values the site counts, as compact JSON:
 qbank.model.public.facets); and its page facts (qbank/checks/facts.py: what the audit re-executed
-in it, for the study site) as JSON with sorted keys, which the site's page key reads as text.
+in it, for the study site) as JSON with sorted keys, with their SHA-256, by which the site keys its
+pages. An export reads only the texts it needs of every view (TEXTS, engine.Settings.texts); the
+record and the facts of the few questions it writes again are read later by their digests.
 Whether it is released also depends on the error findings of the whole run (a duplicate id), which
 qbank.export.release decides.
 
@@ -32,9 +34,7 @@ class View(NamedTuple):
     status: str | None
     id: str = ""
     content_hash: str = ""
-    facts_hash: str = (
-        ""  # SHA-256 of `facts`: the site keys a page by it, and reads only the facts it renders
-    )
+    facts_hash: str = ""  # SHA-256 of `facts`: the site keys its pages by it
     record: str = ""  # the public record, as JSON
     listing: str = ""  # qbank.model.public.listing, as public.script_json (the site's index copies it)
     facts: str = ""  # the page facts, as JSON with sorted keys

@@ -120,7 +120,9 @@ _SEPARATORS = re.compile("[\x1e\x1f]")
 
 
 class Memory(Protocol):
-    """What the deck keeps in the bank's cache (qbank.engine.store.Store)."""
+    """What an export keeps in the bank's cache (qbank.engine.store.Store): notes rendered before
+    (rendered), the last deck written at a path (exported) and its collection (kept_path,
+    keep_file), and the records the audit left unread (texts)."""
 
     def rendered(self, names: list[str]) -> dict[str, str]: ...
 
