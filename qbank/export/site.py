@@ -45,11 +45,7 @@ from qbank.model.public import PUBLIC_FIELDS
 
 ASSETS = ("site.css", "progress.js", "search.js", "question.js", "facts.css", "answer.js")
 INDEX, COVERAGE, INDEX_SCRIPT = "index.html", "coverage.html", "assets/index.js"
-TEXTS = (
-    "listing",
-    "facts",
-    "facets",
-)  # what a build reads of every view (the records of the pages it renders, later)
+TEXTS = ("listing", "facets")  # what a build reads of every view (records and facts of its renders later)
 PARALLEL_FROM = 2000  # questions: below this, starting worker processes costs more than it saves
 _ID = re.compile(vocabulary.ID_PATTERN)
 _PAGE = re.compile(f"q/{vocabulary.ID_PATTERN.removeprefix('^').removesuffix('$')}\\.html")  # page_name's
@@ -110,7 +106,8 @@ def _write_all(
     marks: dict[str, str],
     memory: Texts | None,
 ) -> tuple[dict[str, str], dict[str, str], int]:
-    """Every file of the site: name -> SHA-256 of each, the page keys, how many pages were rendered.
+    """Every file of the site: name -> SHA-256 of each, the marks (the page keys and the units
+    script's), how many pages were rendered.
     A fixed file (an asset, the index, the coverage page) whose bytes are those of the file there,
     proven the last build's, is left as it is: unchanged, it settles, and the next build proves it
     by its proof rather than reading it (files.PROOFS)."""

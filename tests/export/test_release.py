@@ -119,17 +119,29 @@ def test_a_record_the_cache_no_longer_holds_is_an_error_not_a_guess(tmp_path: Pa
 
 @pytest.mark.parametrize("kind", ["sqlite", "site", "anki"])
 def test_a_warm_export_writes_an_edited_question_from_its_record_in_the_cache(
-    tmp_path: Path, bank: Path, kind: str
+    tmp_path: Path, bank: Path, kind: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The second export reads no record with the views; the edited question's comes from the cache
-    by its content hash, and the output holds the edit."""
+    """An export after another one cached the edited question's view (so its audit checks nothing
+    again) reads no record (nor, for the site, page facts) with the views: the edited question's
+    come from the cache by their digests, and the output holds the edit."""
+    from qbank.engine import store
+
     copy, out = tmp_path / "bank", tmp_path / f"out-{kind}"
     shutil.copytree(bank, copy)
     assert run_cli("export", kind, "--out", str(out), cwd=copy).exit_code == 0
     edited = copy / "questions" / "edge" / "precision" / "edge-202611-e001.yaml"
     edited.write_text(edited.read_text().replace("A zeppelin fleet", "A blimp fleet"))
+    assert run_cli("export", "json", "--out", str(tmp_path / "first.json"), cwd=copy).exit_code == 0
+    asked: list[tuple[str, int]] = []
+    real = store.Store.texts
+    monkeypatch.setattr(
+        store.Store,
+        "texts",
+        lambda db, column, digests: asked.append((column, len(digests))) or real(db, column, digests),
+    )
     result = run_cli("export", kind, "--out", str(out), cwd=copy)
     assert result.exit_code == 0, result.output
+    assert asked == ([("record", 1), ("facts", 1)] if kind == "site" else [("record", 1)])
     if kind == "sqlite":
         (text,) = (
             sqlite3.connect(out)
