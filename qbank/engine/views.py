@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from qbank.checks.api import Context
 from qbank.checks.facts import page_facts
+from qbank.model.public import facets, listing, public_record, script_json
 
 if TYPE_CHECKING:  # the model (pydantic) is imported only when some file is not in the cache
     from qbank.model.records import Record
@@ -47,19 +48,21 @@ def release_view(record: Record | None, shown: str, context: Context) -> View:
         return View(None)
     if question.status != "published":
         return View(question.status)
-    from qbank.model.public import facets, listing, public_record, script_json  # (the model is imported)
+    return published(public_record(question, shown), page_facts(record, context))
 
-    data = public_record(question, shown)
+
+def published(data: dict[str, Any], facts: dict[str, Any]) -> View:
+    """The view of a published question, from its public record and its page facts."""
     row = listing(data)
-    facts = json.dumps(page_facts(record, context), ensure_ascii=False, sort_keys=True)
+    facts_text = json.dumps(facts, ensure_ascii=False, sort_keys=True)
     return View(
-        question.status,
+        "published",
         data["id"],
         data["content_hash"],
-        hashlib.sha256(facts.encode()).hexdigest(),
+        hashlib.sha256(facts_text.encode()).hexdigest(),
         json.dumps(data, ensure_ascii=False),
         script_json(row),
-        facts,
+        facts_text,
         facets(row),
     )
 

@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 from qbank import __version__, load
-from qbank.engine import Report
+from qbank.engine import Report, views
 from qbank.export.files import write_atomic
 from qbank.finding import Severity
-from qbank.model import public, vocabulary
+from qbank.model import vocabulary
 
 FORMAT = "qbank-release"
 FORMAT_VERSION = 1
@@ -51,12 +51,13 @@ class Entry(NamedTuple):
 
     @staticmethod
     def of(data: dict[str, Any], facts: dict[str, Any] | None = None) -> Entry:
-        text, row = json.dumps(data, ensure_ascii=False), public.listing(data)
-        compact = public.script_json(row)
-        facts_text = json.dumps(facts or {}, sort_keys=True)
-        facts_hash = hashlib.sha256(facts_text.encode()).hexdigest()
+        """The entry of a public record and its page facts, as the audit's view of it holds them."""
+        return Entry.of_view(views.published(data, facts or {}))
+
+    @staticmethod
+    def of_view(view: views.View) -> Entry:
         return Entry(
-            data["id"], data["content_hash"], text, compact, facts_text, facts_hash, public.facets(row)
+            view.id, view.content_hash, view.record, view.listing, view.facts, view.facts_hash, view.facets
         )
 
     @property
@@ -93,17 +94,7 @@ def select(report: Report, topic_groups: dict[str, tuple[str, ...]]) -> Release:
         if reason:
             withheld[reason] += 1
             continue
-        entries.append(
-            Entry(
-                view.id,
-                view.content_hash,
-                view.record,
-                view.listing,
-                view.facts,
-                view.facts_hash,
-                view.facets,
-            )
-        )
+        entries.append(Entry.of_view(view))
     entries.sort(key=lambda e: e.id)
     return Release(tuple(entries), topic_groups, dict(sorted(withheld.items())))
 
