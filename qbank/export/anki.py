@@ -162,7 +162,7 @@ def write(release: Release, out: Path, name: str = "qbank", memory: Memory | Non
             "shape": _shape(name),
             "notes": {entry.id: entry.content_hash for entry in release.entries},
             "chunks": [len(chunk) for chunk in chunks],
-            "kept": _status(status),
+            "kept": files.status_of(status),
         }
         memory.keep_exported(out, json.dumps(record))
 
@@ -195,7 +195,7 @@ def _kept(out: Path, name: str, memory: Memory) -> _Kept | None:
         return None
     path = memory.kept_path(_kept_name(out))
     read = _read_whole(path)
-    if read is None or _status(read[1]) != record.get("kept"):
+    if read is None or files.status_of(read[1]) != record.get("kept"):
         return None
     return _Kept(held, path, read[0], _chunks_in(out, record.get("chunks")))
 
@@ -207,12 +207,6 @@ def _read_whole(path: Path) -> tuple[bytes, os.stat_result] | None:
     except OSError:
         return None
     return (data, status) if len(data) == status.st_size else None
-
-
-def _status(info: os.stat_result) -> list[int]:
-    """A file's status as git's index compares it (device, inode, size, mtime, ctime): any write
-    changes it (Documentation/technical/racy-git.txt)."""
-    return [info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
 
 
 def _chunks_in(out: Path, lengths: object) -> list[bytes] | None:

@@ -202,10 +202,12 @@ _SEAL = re.compile(rb"qbank site proofs, sealed ([0-9a-f]{64})\n")
 class Proof(NamedTuple):  # (a tuple: 10,000 dataclasses took 15 ms to make)
     digest: str  # SHA-256 of the file
     mark: str  # the site's page key, or "-"
-    status: str  # _status of the file
+    status: str  # status_of the file
 
 
-def _status(info: os.stat_result) -> str:
+def status_of(info: os.stat_result) -> str:
+    """A file's status as git's index compares it (device, inode, size, mtime, ctime): any write
+    changes it (Documentation/technical/racy-git.txt)."""
     return f"{info.st_dev} {info.st_ino} {info.st_size} {info.st_mtime_ns} {info.st_ctime_ns}"
 
 
@@ -222,7 +224,7 @@ def _proven(path: str, name: str, previous: Previous) -> tuple[str, str] | None:
         info = os.lstat(path)
     except OSError:
         return None
-    if not stat.S_ISREG(info.st_mode) or _status(info) != proof.status:
+    if not stat.S_ISREG(info.st_mode) or status_of(info) != proof.status:
         return None
     return proof.digest, "" if proof.mark == "-" else proof.mark
 
@@ -263,7 +265,7 @@ def _write_proofs(
             with contextlib.suppress(OSError):
                 info = os.lstat(prefix + name)
                 if stat.S_ISREG(info.st_mode) and max(info.st_mtime_ns, info.st_ctime_ns) < settled:
-                    status = _status(info)
+                    status = status_of(info)
         if status is not None:
             lines.append(f"{digest}  {mark or '-'}  {status}  {name}\n")
     body = "".join(lines).encode("utf-8", "surrogateescape")

@@ -12,7 +12,7 @@ import pytest
 from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
 
 from qbank.engine import runner, store
-from qbank.export import anki
+from qbank.export import anki, files
 from tests.export.conftest import RELEASED, edited_bank, release_of
 
 
@@ -242,7 +242,7 @@ def test_a_kept_collection_with_a_trigger_is_not_updated(
             memory, deck, "CREATE TRIGGER blank AFTER UPDATE ON notes BEGIN UPDATE notes SET flds = ''; END"
         )
         record = json.loads(memory.exported(deck) or "")
-        memory.keep_exported(deck, json.dumps(record | {"kept": anki._status(kept.stat())}))
+        memory.keep_exported(deck, json.dumps(record | {"kept": files.status_of(kept.stat())}))
         anki.write(edited, deck, memory=memory)
     rows = _deck_rows(deck)
     assert "A blimp fleet" in rows[genanki.guid_for("edge-202611-e001")][1]
