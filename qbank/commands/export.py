@@ -76,15 +76,14 @@ def export_site(out: Path) -> None:
 
     DIR must be new, empty, or a site qbank exported; only files qbank can prove it wrote there
     (listed in DIR/.qbank-site with their SHA-256) are replaced or removed."""
-    from qbank.engine import store
     from qbank.export import site
 
-    def write(chosen: Release, plan: tuple[files.Previous, Path]) -> None:
-        previous, bank = plan
-        with store.memory(bank) as memory:  # the records of the pages it renders
-            site.build(chosen, out, previous=previous, secret=store.secret(), memory=memory)
-
-    _export(lambda bank: (_site_preflight(out, bank), bank), write, out / "index.html", site.TEXTS)
+    _export(
+        lambda bank: _site_preflight(out, bank),
+        lambda chosen, plan: _write_site(chosen, out, plan),
+        out / "index.html",
+        site.TEXTS,
+    )
 
 
 @export.command("all")
@@ -93,8 +92,7 @@ def export_site(out: Path) -> None:
 def export_all(out: Path, force: bool) -> None:
     """All four from one audit: DIR/release.json, DIR/release.sqlite, DIR/site/ and DIR/qbank.apkg.
     Each output is checked, as its own command checks it, before the audit starts."""
-    from qbank.engine import store
-    from qbank.export import anki, release, site, sqlite
+    from qbank.export import anki, release, sqlite
     from qbank.export import files as outputs
 
     singles: tuple[tuple[str, str, Callable[[Path], bool], _Writer], ...] = (
@@ -103,34 +101,49 @@ def export_all(out: Path, force: bool) -> None:
         ("qbank.apkg", "Anki", anki.is_export, _write_anki),
     )
 
-    def preflight(bank: Path) -> tuple[files.Previous, Path]:
+    def preflight(bank: Path) -> _SitePlan:
         if out.exists() and not out.is_dir() or out.is_symlink():
             raise outputs.OutputError(f"{out} is not a folder")
         for name, kind, is_export, _ in singles:
             outputs.refuse_foreign(out / name, is_export, kind, force)
-        return _site_preflight(out / "site", bank), bank
+        return _site_preflight(out / "site", bank)
 
-    def write(chosen: Release, plan: tuple[files.Previous, Path]) -> None:
-        previous, bank = plan
+    def write(chosen: Release, plan: _SitePlan) -> None:
         out.mkdir(parents=True, exist_ok=True)
         for name, _, _, writer in singles:
-            writer(chosen, out / name, bank)
-        site.build(chosen, out / "site", previous=previous, secret=store.secret())
+            writer(chosen, out / name, plan.bank)
+        _write_site(chosen, out / "site", plan)
 
     _export(preflight, write, out)
 
 
-def _site_preflight(out: Path, bank: Path) -> files.Previous:
+class _SitePlan(typing.NamedTuple):
+    previous: files.Previous  # what site.preflight found in the output folder
+    bank: Path
+    secret: bytes | None  # the secret beside qbank's caches (store.secret): the site's proofs
+
+
+def _site_preflight(out: Path, bank: Path) -> _SitePlan:
     from qbank.engine import store
     from qbank.export import files, site
 
-    previous = site.preflight(out, bank, store.secret())
+    secret = store.secret()
+    previous = site.preflight(out, bank, secret)
     for name in previous.ignored:
         say(
             f"note: {out / files.MANIFEST} names {name}, which is not a file of the site: ignored, never removed",
             err=True,
         )
-    return previous
+    return _SitePlan(previous, bank, secret)
+
+
+def _write_site(chosen: Release, out: Path, plan: _SitePlan) -> None:
+    """The site, with the bank's cache for the records and facts of the pages it renders."""
+    from qbank.engine import store
+    from qbank.export import site
+
+    with store.memory(plan.bank) as memory:
+        site.build(chosen, out, previous=plan.previous, secret=plan.secret, memory=memory)
 
 
 @export.command("anki")
